@@ -1,0 +1,102 @@
+# spark-kinesis — every entry point a developer or CI uses. `make test` installs what it needs by itself.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+CACHE        ?= $(HOME)/.cache/spark-kinesis
+SBT_VERSION  := $(shell sed -n 's/^sbt.version=//p' project/build.properties)
+SBT_LAUNCHER := $(CACHE)/sbt-launch-$(SBT_VERSION).jar
+SBT_OPTS     ?= -Xmx3g -Xss4m -XX:+UseParallelGC
+SBT          := java $(SBT_OPTS) -Dsbt.supershell=false -Dsbt.server.autostart=false -Dsbt.color=false \
+                -Dsbt.log.noformat=true -jar $(SBT_LAUNCHER)
+VERSION      := $(shell sed -n 's/.*version := "\(.*\)"/\1/p' version.sbt)
+SCALA_BIN    := 2.13
+ASSEMBLY     := connector/target/scala-$(SCALA_BIN)/spark-kinesis-assembly_$(SCALA_BIN)-$(VERSION).jar
+VENV         := .venv
+PY           := $(VENV)/bin/python
+PYTHON       ?= python3
+EMULATOR     := localstack/kinesis-mock
+# PySpark's own Spark distribution, for the tests that run spark-submit (evaluated when used, after the venv exists).
+PYSPARK_HOME  = $(shell $(PY) -c 'import os, pyspark; print(os.path.dirname(pyspark.__file__))')
+
+.PHONY: help test unit-test integration-test python-test build publish-local demo bench \
+        emulator-up emulator-down clean deps
+
+help:
+	@echo "make test           install what is needed, run unit, integration and Python tests"
+	@echo "make demo           start the local emulator and run the demo pipeline"
+	@echo "make bench          benchmarks"
+	@echo "make publish-local  publish io.github.sparkkinesis:spark-kinesis_$(SCALA_BIN):$(VERSION) to ~/.m2"
+	@echo "make emulator-up    start kinesis-mock on 127.0.0.1 and print its endpoint; emulator-down stops it"
+	@echo "make clean          remove build output (keeps the downloaded launcher and the venv)"
+
+# --- tools, installed on first use --------------------------------------------------------------------------
+$(SBT_LAUNCHER):
+	@mkdir -p $(CACHE)
+	@echo "Fetching sbt launcher $(SBT_VERSION) with Maven"
+	mvn -q -B org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy \
+	  -Dartifact=org.scala-sbt:sbt-launch:$(SBT_VERSION):jar -DoutputDirectory=$(CACHE)
+
+$(VENV)/.installed: python/requirements-dev.txt python/pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install -q --upgrade pip
+	$(VENV)/bin/pip install -q -r python/requirements-dev.txt
+	$(VENV)/bin/pip install -q --no-deps -e python
+	touch $@
+
+localstack/node_modules/.installed: localstack/package.json localstack/package-lock.json
+	cd localstack && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+deps: $(SBT_LAUNCHER) $(VENV)/.installed localstack/node_modules/.installed
+
+# --- build ----------------------------------------------------------------------------------------------------
+build: $(SBT_LAUNCHER)
+	$(SBT) connector/assembly < /dev/null
+
+publish-local: $(SBT_LAUNCHER)
+	$(SBT) connector/publishM2 < /dev/null
+
+# The wheel carries the connector jar; the editable install in the venv sees the same folder.
+python/pyspark_kinesis/jars/.stamp: $(ASSEMBLY)
+	rm -f python/pyspark_kinesis/jars/*.jar
+	mkdir -p python/pyspark_kinesis/jars && cp $(ASSEMBLY) python/pyspark_kinesis/jars/
+	touch $@
+
+$(ASSEMBLY): build
+
+# --- tests ----------------------------------------------------------------------------------------------------
+# One sbt run: unit tests, the published artifact (the --packages test needs it), then the integration tests.
+test: deps
+	SPARK_HOME=$(PYSPARK_HOME) $(SBT) connector/test connector/publishM2 integrationTests/test < /dev/null
+	$(MAKE) python/pyspark_kinesis/jars/.stamp
+	$(PY) -m pytest -q
+
+unit-test: $(SBT_LAUNCHER)
+	$(SBT) connector/test < /dev/null
+
+integration-test: deps
+	SPARK_HOME=$(PYSPARK_HOME) $(SBT) connector/publishM2 integrationTests/test < /dev/null
+
+python-test: deps build
+	$(MAKE) python/pyspark_kinesis/jars/.stamp
+	$(PY) -m pytest -q
+
+# --- emulator -------------------------------------------------------------------------------------------------
+emulator-up: localstack/node_modules/.installed
+	@$(EMULATOR) start
+
+emulator-down:
+	@$(EMULATOR) stop
+
+# --- later issues fill these in -------------------------------------------------------------------------------
+demo: deps build
+	@endpoint=$$($(EMULATOR) start --state-dir localstack/.run-demo) && \
+	  echo "kinesis-mock is up at $$endpoint (the demo pipeline arrives with the Python builders)"; \
+	  $(EMULATOR) stop --state-dir localstack/.run-demo
+
+bench:
+	@echo "make bench: the benchmark harness arrives with the benchmarks issue"; exit 1
+
+clean:
+	rm -rf target project/target project/project connector/target integration-tests/target \
+	  python/pyspark_kinesis/jars python/build python/dist python/*.egg-info localstack/.run localstack/.run-demo

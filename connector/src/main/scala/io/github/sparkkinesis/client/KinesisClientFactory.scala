@@ -1,0 +1,111 @@
+package io.github.sparkkinesis.client
+
+import java.util.concurrent.ConcurrentHashMap
+
+import software.amazon.awssdk.auth.credentials._
+import software.amazon.awssdk.awscore.retry.AwsRetryStrategy
+import software.amazon.awssdk.core.client.config.ClientOverrideConfiguration
+import software.amazon.awssdk.http.apache5.Apache5HttpClient
+import software.amazon.awssdk.http.nio.netty.NettyNioAsyncHttpClient
+import software.amazon.awssdk.regions.Region
+import software.amazon.awssdk.regions.providers.DefaultAwsRegionProviderChain
+import software.amazon.awssdk.retries.api.{BackoffStrategy, RetryStrategy}
+import software.amazon.awssdk.services.kinesis.{KinesisAsyncClient, KinesisClient}
+import software.amazon.awssdk.services.sts.StsClient
+import software.amazon.awssdk.services.sts.auth.StsAssumeRoleCredentialsProvider
+import software.amazon.awssdk.services.sts.model.AssumeRoleRequest
+
+/**
+ * The one place that builds AWS clients, for the source and the sink alike. Clients are thread-safe and costly
+ * (connection pools, credential refresh), so each JVM keeps one per configuration for its lifetime.
+ *
+ * Every builder is handed its HTTP client explicitly: the SDK's ServiceLoader lookup of HTTP implementations
+ * does not survive relocation inside the shaded jar.
+ */
+object KinesisClientFactory {
+  val FallbackRegion: Region = Region.US_EAST_1
+  private val MaxConnections = 64
+
+  private val syncClients = new ConcurrentHashMap[ConnectionConfig, KinesisClient]()
+  private val asyncClients = new ConcurrentHashMap[ConnectionConfig, KinesisAsyncClient]()
+
+  def sync(config: ConnectionConfig): KinesisClient =
+    syncClients.computeIfAbsent(config, c => newSyncClient(c))
+
+  def async(config: ConnectionConfig): KinesisAsyncClient =
+    asyncClients.computeIfAbsent(config, c => newAsyncClient(c))
+
+  /** The region the clients use: the option, else the AWS default region chain, else us-east-1. */
+  def resolveRegion(config: ConnectionConfig): Region =
+    config.region.map(Region.of).getOrElse {
+      try new DefaultAwsRegionProviderChain().getRegion
+      catch { case _: Exception => FallbackRegion }
+    }
+
+  private def newSyncClient(config: ConnectionConfig): KinesisClient = {
+    val builder = KinesisClient.builder()
+      .httpClientBuilder(Apache5HttpClient.builder()
+        .maxConnections(MaxConnections)
+        .connectionTimeout(config.timeouts.connect)
+        .socketTimeout(config.timeouts.apiCallAttempt))
+      .region(resolveRegion(config))
+      .credentialsProvider(credentialsProvider(config, config.credentials))
+      .overrideConfiguration(overrides(config))
+    config.endpoint.foreach(builder.endpointOverride)
+    builder.build()
+  }
+
+  private def newAsyncClient(config: ConnectionConfig): KinesisAsyncClient = {
+    val builder = KinesisAsyncClient.builder()
+      .httpClientBuilder(NettyNioAsyncHttpClient.builder()
+        .maxConcurrency(MaxConnections)
+        .connectionTimeout(config.timeouts.connect)
+        .readTimeout(config.timeouts.apiCallAttempt))
+      .region(resolveRegion(config))
+      .credentialsProvider(credentialsProvider(config, config.credentials))
+      .overrideConfiguration(overrides(config))
+    config.endpoint.foreach(builder.endpointOverride)
+    builder.build()
+  }
+
+  private def overrides(config: ConnectionConfig): ClientOverrideConfiguration = {
+    val builder = ClientOverrideConfiguration.builder()
+      .retryStrategy(retryStrategy(config.retry))
+      .apiCallAttemptTimeout(config.timeouts.apiCallAttempt)
+    config.timeouts.apiCall.foreach(builder.apiCallTimeout)
+    builder.build()
+  }
+
+  /** The SDK's own standard strategy, with our backoff bounds and no circuit breaker (retries are ours to cap). */
+  def retryStrategy(retry: RetryConfig): RetryStrategy = {
+    val backoff = BackoffStrategy.exponentialDelay(retry.initialBackoff, retry.maxBackoff)
+    AwsRetryStrategy.standardRetryStrategy().toBuilder
+      .maxAttempts(retry.maxAttempts.getOrElse(Int.MaxValue))
+      .backoffStrategy(backoff)
+      .throttlingBackoffStrategy(backoff)
+      .circuitBreakerEnabled(false)
+      .build()
+  }
+
+  private def credentialsProvider(config: ConnectionConfig, creds: CredentialsConfig): AwsCredentialsProvider =
+    creds match {
+      case CredentialsConfig.DefaultChain => DefaultCredentialsProvider.builder().build()
+      case CredentialsConfig.Static(ak, sk, None) => StaticCredentialsProvider.create(AwsBasicCredentials.create(ak, sk))
+      case CredentialsConfig.Static(ak, sk, Some(token)) =>
+        StaticCredentialsProvider.create(AwsSessionCredentials.create(ak, sk, token))
+      case CredentialsConfig.Profile(name) => ProfileCredentialsProvider.builder().profileName(name).build()
+      case role: CredentialsConfig.AssumeRole =>
+        val sts = StsClient.builder()
+          .httpClientBuilder(Apache5HttpClient.builder().connectionTimeout(config.timeouts.connect))
+          .region(resolveRegion(config))
+          .credentialsProvider(credentialsProvider(config, role.base))
+          .overrideConfiguration(overrides(config))
+        role.stsEndpoint.foreach(sts.endpointOverride)
+        val request = AssumeRoleRequest.builder().roleArn(role.roleArn).roleSessionName(role.sessionName)
+        role.externalId.foreach(request.externalId)
+        StsAssumeRoleCredentialsProvider.builder()
+          .stsClient(sts.build())
+          .refreshRequest(request.build())
+          .build()
+    }
+}

@@ -1,0 +1,26 @@
+package io.github.sparkkinesis.it
+
+import org.apache.spark.sql.SparkSession
+import org.scalatest.{BeforeAndAfterAll, Suite}
+
+/** Mixin: a local[2] SparkSession for the suite; the shaded connector jar is on the test classpath. */
+trait SparkSuite extends BeforeAndAfterAll { this: Suite =>
+  @transient private var sparkOpt: Option[SparkSession] = None
+
+  def spark: SparkSession = sparkOpt.getOrElse(throw new IllegalStateException("SparkSession not started"))
+
+  override protected def beforeAll(): Unit = {
+    super.beforeAll()
+    sparkOpt = Some(SparkSession.builder()
+      .master("local[2]")
+      .appName(getClass.getSimpleName)
+      .config("spark.ui.enabled", "false")
+      .config("spark.sql.shuffle.partitions", "2")
+      .getOrCreate())
+  }
+
+  override protected def afterAll(): Unit = {
+    try sparkOpt.foreach(_.stop())
+    finally super.afterAll()
+  }
+}

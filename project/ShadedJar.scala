@@ -1,0 +1,57 @@
+import sbt._
+import sbt.Keys._
+import sbtassembly.AssemblyPlugin.autoImport._
+import sbtassembly.{MergeStrategy, PathList}
+
+/** The shaded connector jar: everything the AWS SDK pulls is relocated so it never meets Spark's own copies. */
+object ShadedJar {
+  private val relocated = Seq(
+    "software.amazon",
+    "io.netty",
+    "com.fasterxml.jackson",
+    "org.reactivestreams",
+    "org.apache.hc"
+  )
+
+  /** Packages (slash form) that must not appear unrelocated in the jar; checked by the integration tests. */
+  val relocatedPaths: Seq[String] = relocated.map(_.replace('.', '/') + "/")
+
+  val settings: Seq[Setting[_]] = Seq(
+    assembly / assemblyJarName := s"${moduleName.value}-assembly_${scalaBinaryVersion.value}-${version.value}.jar",
+    assembly / assemblyOption ~= (_.withIncludeScala(false)),
+    assembly / test := {},
+    assembly / assemblyShadeRules := relocated.map { pkg =>
+      ShadeRule.rename(s"$pkg.**" -> s"${Dependencies.shadedPrefix}.$pkg.@1").inAll
+    },
+    assembly / assemblyMergeStrategy := {
+      case PathList("META-INF", "services", "org.apache.spark.sql.sources.DataSourceRegister") => MergeStrategy.concat
+      // Every client is given its HTTP client explicitly, so the SDK's ServiceLoader lookups (broken by
+      // relocation) are never used.
+      case PathList("META-INF", "services", _*) => MergeStrategy.discard
+      // Netty's native transports cannot be relocated by renaming classes; the SDK runs on NIO.
+      case PathList("META-INF", "native", _*) => MergeStrategy.discard
+      case PathList("META-INF", "native-image", _*) => MergeStrategy.discard
+      case PathList("META-INF", "maven", _*) => MergeStrategy.discard
+      // The jar is not multi-release, so versioned variants would never load; they would only leak unrelocated.
+      case PathList("META-INF", "versions", _*) => MergeStrategy.discard
+      case PathList("META-INF", "io.netty.versions.properties") => MergeStrategy.discard
+      case PathList(ps @ _*) if ps.last == "module-info.class" => MergeStrategy.discard
+      case PathList("META-INF", name) if Seq("LICENSE", "NOTICE").exists(name.toUpperCase.contains) =>
+        MergeStrategy.concat
+      case PathList(ps @ _*) if ps.last == "execution.interceptors" => MergeStrategy.concat
+      case x => MergeStrategy.defaultMergeStrategy(x)
+    }
+  )
+
+  /** `publishM2` ships the assembly as the main jar, with a pom that declares no dependencies. */
+  val publishAssemblyAsMainArtifact: Seq[Setting[_]] = Seq(
+    Compile / packageBin := assembly.value,
+    Compile / packageDoc / publishArtifact := false,
+    pomPostProcess := { (node: scala.xml.Node) =>
+      new scala.xml.transform.RuleTransformer(new scala.xml.transform.RewriteRule {
+        override def transform(n: scala.xml.Node): Seq[scala.xml.Node] =
+          if (n.label == "dependencies") Seq.empty else Seq(n)
+      }).transform(node).head
+    }
+  )
+}
