@@ -18,7 +18,7 @@ EMULATOR     := localstack/kinesis-mock
 # PySpark's own Spark distribution, for the tests that run spark-submit (evaluated when used, after the venv exists).
 PYSPARK_HOME  = $(shell $(PY) -c 'import os, pyspark; print(os.path.dirname(pyspark.__file__))')
 
-.PHONY: help test unit-test integration-test python-test build publish-local demo bench \
+.PHONY: help test unit-test integration-test python-test python-jar build publish-local demo bench \
         emulator-up emulator-down clean deps
 
 help:
@@ -57,18 +57,17 @@ publish-local: $(SBT_LAUNCHER)
 	$(SBT) connector/publishM2 < /dev/null
 
 # The wheel carries the connector jar; the editable install in the venv sees the same folder.
-python/pyspark_kinesis/jars/.stamp: $(ASSEMBLY)
+# Expects the assembly to be built already (by `build` or by the sbt run of `test`).
+python-jar:
+	@test -f $(ASSEMBLY) || { echo "$(ASSEMBLY) is missing: run 'make build'"; exit 1; }
 	rm -f python/pyspark_kinesis/jars/*.jar
-	mkdir -p python/pyspark_kinesis/jars && cp $(ASSEMBLY) python/pyspark_kinesis/jars/
-	touch $@
-
-$(ASSEMBLY): build
+	cp $(ASSEMBLY) python/pyspark_kinesis/jars/
 
 # --- tests ----------------------------------------------------------------------------------------------------
 # One sbt run: unit tests, the published artifact (the --packages test needs it), then the integration tests.
 test: deps
 	SPARK_HOME=$(PYSPARK_HOME) $(SBT) connector/test connector/publishM2 integrationTests/test < /dev/null
-	$(MAKE) python/pyspark_kinesis/jars/.stamp
+	$(MAKE) python-jar
 	$(PY) -m pytest -q
 
 unit-test: $(SBT_LAUNCHER)
@@ -78,7 +77,7 @@ integration-test: deps
 	SPARK_HOME=$(PYSPARK_HOME) $(SBT) connector/publishM2 integrationTests/test < /dev/null
 
 python-test: deps build
-	$(MAKE) python/pyspark_kinesis/jars/.stamp
+	$(MAKE) python-jar
 	$(PY) -m pytest -q
 
 # --- emulator -------------------------------------------------------------------------------------------------
@@ -99,4 +98,4 @@ bench:
 
 clean:
 	rm -rf target project/target project/project connector/target integration-tests/target \
-	  python/pyspark_kinesis/jars python/build python/dist python/*.egg-info localstack/.run localstack/.run-demo
+	  python/pyspark_kinesis/jars/*.jar python/build python/dist python/*.egg-info localstack/.run localstack/.run-demo

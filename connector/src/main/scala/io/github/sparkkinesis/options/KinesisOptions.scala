@@ -1,0 +1,69 @@
+package io.github.sparkkinesis.options
+
+import io.github.sparkkinesis.options.OptionScope._
+
+/**
+ * The table of every option (SPEC §2 and §3). Validation, the builders' `options()` and the README's option table
+ * are all driven by it; `KinesisOptionsDocSuite` fails when the README misses a row.
+ */
+object KinesisOptions {
+  private def opt(key: String, default: String, doc: String, scope: OptionScope = Both, secret: Boolean = false) =
+    KinesisOption(key, Option(default).filter(_.nonEmpty), doc, scope, secret)
+
+  // Where and as whom.
+  val StreamName = opt("streamName", "required", "stream to read or write; a comma-separated list reads several streams")
+  val Region = opt("region", "AWS default region chain, else us-east-1", "AWS region")
+  val Endpoint = opt("endpoint", "the region's endpoint", "custom endpoint URL (emulators, VPC endpoints, proxies)")
+  val AwsAccessKey = opt("awsAccessKey", null, "static credentials: access key id", secret = true)
+  val AwsSecretKey = opt("awsSecretKey", null, "static credentials: secret key", secret = true)
+  val AwsSessionToken = opt("awsSessionToken", null, "static credentials: session token", secret = true)
+  val RoleArn = opt("roleArn", null, "IAM role to assume with STS (cross-account)")
+  val RoleExternalId = opt("roleExternalId", null, "external id for the assumed role", secret = true)
+  val RoleSessionName = opt("roleSessionName", "spark-kinesis", "session name for the assumed role")
+  val StsEndpoint = opt("stsEndpoint", "the region's STS endpoint", "custom STS endpoint URL")
+  val AwsProfile = opt("awsProfile", null, "named profile from the AWS config files")
+
+  // Retries and timeouts, shared by source and sink.
+  val RetryMaxAttempts = opt("retryMaxAttempts", "unlimited", "attempts per call for retryable failures (throttling, 5xx, network, timeouts)")
+  val RetryInitialBackoff = opt("retryInitialBackoff", "100ms", "first backoff of the exponential retry with full jitter")
+  val RetryMaxBackoff = opt("retryMaxBackoff", "3s", "largest backoff between two attempts")
+  val ApiCallTimeout = opt("apiCallTimeout", "none (bounded by the retry policy)", "time for one API call including its retries")
+  val ApiCallAttemptTimeout = opt("apiCallAttemptTimeout", "30s", "time for one HTTP attempt, also the socket read timeout")
+  val ConnectTimeout = opt("connectTimeout", "10s", "time to open a connection")
+
+  // Source.
+  val InitialPosition = opt("initialPosition", "latest", "where a new query starts: latest, trim_horizon, earliest, at_timestamp, or a JSON map of per-shard positions", Source)
+  val InitialTimestamp = opt("initialTimestamp", null, "with initialPosition=at_timestamp: ISO-8601 or epoch millis", Source)
+  val EndingPosition = opt("endingPosition", "latest", "batch reads only: where the read ends (latest = the tip when the read is planned)", Source)
+  val MaxRecordsPerFetch = opt("maxRecordsPerFetch", "10000", "Limit of one GetRecords call (1..10000)", Source)
+  val MaxFetchRate = opt("maxFetchRate", "adaptive", "MB/s cap per shard; unset = up to the read quota, backing off on throttling", Source)
+  val MinFetchPeriod = opt("minFetchPeriod", "200ms", "least time between two GetRecords calls on one shard", Source)
+  val MaxFetchDuration = opt("maxFetchDuration", "10s", "how long one task may keep fetching for one micro-batch", Source)
+  val MaxRecordsPerTrigger = opt("maxRecordsPerTrigger", "none", "admission control: records per micro-batch across all shards", Source)
+  val MaxBytesPerTrigger = opt("maxBytesPerTrigger", "none", "admission control: bytes per micro-batch across all shards", Source)
+  val ShardsPerTask = opt("shardsPerTask", "1", "how many shards one Spark task reads", Source)
+  val ShardFetchInterval = opt("shardFetchInterval", "1s", "how often shards are listed to discover resharding", Source)
+  val FailOnDataLoss = opt("failOnDataLoss", "true", "fail when a checkpointed position is no longer readable, or warn and go on from the oldest record", Source)
+  val ConsumerMode = opt("consumerMode", "polling", "polling (GetRecords) or efo (enhanced fan-out)", Source)
+  val ConsumerName = opt("consumerName", "derived from the query", "enhanced fan-out consumer name", Source)
+  val RequireConsumerDeregistration = opt("requireConsumerDeregistration", "false", "deregister the enhanced fan-out consumer when the query stops", Source)
+
+  // Sink.
+  val MaxRecordsPerRequest = opt("maxRecordsPerRequest", "500", "records per PutRecords request (1..500)", Sink)
+  val MaxBytesPerRequest = opt("maxBytesPerRequest", "10MiB", "bytes per PutRecords request (the API allowed 5 MiB before 2025)", Sink)
+
+  val all: Seq[KinesisOption] = Seq(
+    StreamName, Region, Endpoint, AwsAccessKey, AwsSecretKey, AwsSessionToken, RoleArn, RoleExternalId,
+    RoleSessionName, StsEndpoint, AwsProfile, RetryMaxAttempts, RetryInitialBackoff, RetryMaxBackoff,
+    ApiCallTimeout, ApiCallAttemptTimeout, ConnectTimeout, InitialPosition, InitialTimestamp, EndingPosition,
+    MaxRecordsPerFetch, MaxFetchRate, MinFetchPeriod, MaxFetchDuration, MaxRecordsPerTrigger, MaxBytesPerTrigger,
+    ShardsPerTask, ShardFetchInterval, FailOnDataLoss, ConsumerMode, ConsumerName, RequireConsumerDeregistration,
+    MaxRecordsPerRequest, MaxBytesPerRequest)
+
+  private val byLowerKey: Map[String, KinesisOption] = all.map(o => o.lowerKey -> o).toMap
+  require(byLowerKey.size == all.size, "two options share a key")
+
+  def find(key: String): Option[KinesisOption] = byLowerKey.get(key.toLowerCase(java.util.Locale.ROOT))
+
+  def isSecret(key: String): Boolean = find(key).exists(_.secret)
+}

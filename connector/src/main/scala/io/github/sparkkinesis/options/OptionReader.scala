@@ -1,0 +1,184 @@
+package io.github.sparkkinesis.options
+
+import java.net.URI
+import java.time.Duration
+import java.util.Locale
+
+import scala.jdk.CollectionConverters._
+import scala.util.control.NonFatal
+
+import io.github.sparkkinesis.client._
+import org.apache.spark.network.util.JavaUtils
+import org.apache.spark.sql.util.CaseInsensitiveStringMap
+
+/**
+ * Typed, validated access to the options a user gave. Every failure is a
+ * [[KinesisOptionException]] naming the option, the value (masked when secret) and what is accepted.
+ */
+final class OptionReader(raw: Map[String, String]) {
+  import KinesisOptions._
+
+  private val values: Map[String, String] = raw.map { case (k, v) => k.toLowerCase(Locale.ROOT) -> v }
+
+  checkKeys()
+
+  def get(option: KinesisOption): Option[String] = values.get(option.lowerKey).map(_.trim).filter(_.nonEmpty)
+
+  def required(option: KinesisOption, accepted: String): String =
+    get(option).getOrElse(throw new KinesisOptionException(
+      s"Option '${option.key}' is required: set it to $accepted."))
+
+  def fail(option: KinesisOption, value: String, accepted: String): Nothing =
+    throw new KinesisOptionException(
+      s"Invalid value '${OptionReader.show(option, value)}' for option '${option.key}': expected $accepted.")
+
+  def int(option: KinesisOption, min: Int, max: Int): Option[Int] = get(option).map { v =>
+    val n = try v.toLong catch { case _: NumberFormatException => fail(option, v, s"an integer in $min..$max") }
+    if (n < min || n > max) fail(option, v, s"an integer in $min..$max")
+    n.toInt
+  }
+
+  def long(option: KinesisOption, min: Long): Option[Long] = get(option).map { v =>
+    val n = try v.toLong catch { case _: NumberFormatException => fail(option, v, s"an integer >= $min") }
+    if (n < min) fail(option, v, s"an integer >= $min")
+    n
+  }
+
+  /** Spark's duration syntax (`200ms`, `10s`, `1min`); a bare number is milliseconds. */
+  def duration(option: KinesisOption, min: Duration = Duration.ZERO): Option[Duration] = get(option).map { v =>
+    val accepted = s"a duration such as 200ms, 10s or 1min, at least ${min.toMillis}ms"
+    val ms = try JavaUtils.timeStringAsMs(v) catch { case NonFatal(_) => fail(option, v, accepted) }
+    if (ms < min.toMillis) fail(option, v, accepted)
+    Duration.ofMillis(ms)
+  }
+
+  /** Spark's size syntax (`512k`, `10m`, `1g`, binary units); a bare number is bytes. */
+  def bytes(option: KinesisOption, min: Long, max: Long): Option[Long] = get(option).map { v =>
+    val accepted = s"a size such as 1048576, 512k or 10m, between $min and $max bytes"
+    val n = try JavaUtils.byteStringAsBytes(v) catch { case NonFatal(_) => fail(option, v, accepted) }
+    if (n < min || n > max) fail(option, v, accepted)
+    n
+  }
+
+  def boolean(option: KinesisOption): Option[Boolean] = get(option).map { v =>
+    v.toLowerCase(Locale.ROOT) match {
+      case "true" => true
+      case "false" => false
+      case _ => fail(option, v, "true or false")
+    }
+  }
+
+  def oneOf(option: KinesisOption, accepted: Seq[String]): Option[String] = get(option).map { v =>
+    accepted.find(_.equalsIgnoreCase(v)).getOrElse(fail(option, v, accepted.mkString("one of ", ", ", "")))
+  }
+
+  def uri(option: KinesisOption): Option[URI] = get(option).map { v =>
+    val accepted = "an absolute URL such as http://127.0.0.1:4566 or https://kinesis.eu-west-1.amazonaws.com"
+    val u = try new URI(v) catch { case NonFatal(_) => fail(option, v, accepted) }
+    if (u.getScheme == null || !Set("http", "https").contains(u.getScheme.toLowerCase(Locale.ROOT)) || u.getHost == null) {
+      fail(option, v, accepted)
+    }
+    u
+  }
+
+  /** The stream names in `streamName`, in the order given, without duplicates. */
+  def streamNames: Seq[String] = {
+    val v = required(StreamName, "the name of a Kinesis stream (or several, comma-separated)")
+    val names = v.split(',').map(_.trim).toSeq
+    if (names.exists(_.isEmpty)) fail(StreamName, v, "stream names separated by commas, none empty")
+    val bad = names.find(n => n.length > 128 || !n.matches("[a-zA-Z0-9_.-]+"))
+    bad.foreach(n => fail(StreamName, v, s"stream names of 1-128 characters from [a-zA-Z0-9_.-] ('$n' is not)"))
+    names.distinct
+  }
+
+  def connection: ConnectionConfig = {
+    val region = get(Region)
+    region.foreach { r =>
+      if (!r.matches("[a-z]{2}(-[a-z]+)+-\\d+")) fail(Region, r, "an AWS region name such as us-east-1")
+    }
+    val retry = RetryConfig(
+      maxAttempts = get(RetryMaxAttempts) match {
+        case Some(v) if v.equalsIgnoreCase("unlimited") => None
+        case _ => int(RetryMaxAttempts, 1, Int.MaxValue)
+      },
+      initialBackoff = duration(RetryInitialBackoff, Duration.ofMillis(1)).getOrElse(RetryConfig.default.initialBackoff),
+      maxBackoff = duration(RetryMaxBackoff, Duration.ofMillis(1)).getOrElse(RetryConfig.default.maxBackoff))
+    if (retry.maxBackoff.compareTo(retry.initialBackoff) < 0) {
+      fail(RetryMaxBackoff, get(RetryMaxBackoff).getOrElse(""), s"at least retryInitialBackoff (${retry.initialBackoff.toMillis}ms)")
+    }
+    val timeouts = TimeoutConfig(
+      connect = duration(ConnectTimeout, Duration.ofMillis(1)).getOrElse(TimeoutConfig.default.connect),
+      apiCallAttempt = duration(ApiCallAttemptTimeout, Duration.ofMillis(1)).getOrElse(TimeoutConfig.default.apiCallAttempt),
+      apiCall = duration(ApiCallTimeout, Duration.ofMillis(1)))
+    ConnectionConfig(region, uri(Endpoint), credentials, retry, timeouts)
+  }
+
+  private def credentials: CredentialsConfig = {
+    val static = (get(AwsAccessKey), get(AwsSecretKey)) match {
+      case (Some(ak), Some(sk)) => Some(CredentialsConfig.Static(ak, sk, get(AwsSessionToken)))
+      case (None, None) =>
+        if (get(AwsSessionToken).isDefined) {
+          throw new KinesisOptionException("Option 'awsSessionToken' needs 'awsAccessKey' and 'awsSecretKey' too.")
+        }
+        None
+      case (Some(_), None) => throw new KinesisOptionException("Option 'awsAccessKey' is set but 'awsSecretKey' is not: set both.")
+      case (None, Some(_)) => throw new KinesisOptionException("Option 'awsSecretKey' is set but 'awsAccessKey' is not: set both.")
+    }
+    val profile = get(AwsProfile).map(CredentialsConfig.Profile)
+    if (static.isDefined && profile.isDefined) {
+      throw new KinesisOptionException("Options 'awsAccessKey'/'awsSecretKey' and 'awsProfile' both name credentials: keep one.")
+    }
+    val base = static.orElse(profile).getOrElse(CredentialsConfig.DefaultChain)
+    get(RoleArn) match {
+      case Some(arn) =>
+        if (!arn.startsWith("arn:")) fail(RoleArn, arn, "an IAM role ARN such as arn:aws:iam::123456789012:role/name")
+        CredentialsConfig.AssumeRole(arn, get(RoleExternalId), get(RoleSessionName).getOrElse("spark-kinesis"),
+          uri(StsEndpoint), base)
+      case None =>
+        Seq(RoleExternalId, RoleSessionName, StsEndpoint).find(o => get(o).isDefined).foreach { o =>
+          throw new KinesisOptionException(s"Option '${o.key}' only applies with 'roleArn': set 'roleArn' or remove it.")
+        }
+        base
+    }
+  }
+
+  /** A key that is not ours but is a likely typo of one of ours fails; any other foreign key is left alone. */
+  private def checkKeys(): Unit = {
+    for (key <- raw.keys if find(key).isEmpty) {
+      val lower = key.toLowerCase(Locale.ROOT)
+      val closest = all.map(o => o -> OptionReader.editDistance(lower, o.lowerKey)).minBy(_._2)
+      val tolerance = if (lower.length <= 6) 1 else 2
+      if (closest._2 <= tolerance) {
+        throw new KinesisOptionException(
+          s"Unknown option '$key': did you mean '${closest._1.key}'? Options are matched case-insensitively.")
+      }
+    }
+  }
+
+  override def toString: String = OptionReader.redact(raw).toString
+}
+
+object OptionReader {
+  def apply(options: CaseInsensitiveStringMap): OptionReader =
+    new OptionReader(options.asCaseSensitiveMap().asScala.toMap)
+
+  def apply(options: Map[String, String]): OptionReader = new OptionReader(options)
+
+  /** The value as it may appear in a message or log: secrets become `***`. */
+  def show(option: KinesisOption, value: String): String = if (option.secret) "***" else value
+
+  /** The option map with every secret value replaced by `***`, for logs and errors. */
+  def redact(options: Map[String, String]): Map[String, String] =
+    options.map { case (k, v) => k -> (if (KinesisOptions.isSecret(k)) "***" else v) }
+
+  /** Levenshtein distance with adjacent transpositions (optimal string alignment). */
+  private[options] def editDistance(a: String, b: String): Int = {
+    val d = Array.tabulate(a.length + 1, b.length + 1)((i, j) => if (i == 0) j else if (j == 0) i else 0)
+    for (i <- 1 to a.length; j <- 1 to b.length) {
+      val cost = if (a(i - 1) == b(j - 1)) 0 else 1
+      d(i)(j) = math.min(math.min(d(i - 1)(j) + 1, d(i)(j - 1) + 1), d(i - 1)(j - 1) + cost)
+      if (i > 1 && j > 1 && a(i - 1) == b(j - 2) && a(i - 2) == b(j - 1)) d(i)(j) = math.min(d(i)(j), d(i - 2)(j - 2) + 1)
+    }
+    d(a.length)(b.length)
+  }
+}
