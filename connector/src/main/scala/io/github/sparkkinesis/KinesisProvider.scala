@@ -2,16 +2,16 @@ package io.github.sparkkinesis
 
 import java.util
 
-import org.apache.spark.sql.connector.catalog.{Table, TableCapability, TableProvider}
+import io.github.sparkkinesis.options.OptionReader
+import io.github.sparkkinesis.source.{KinesisScanBuilder, SourceConfig}
+import org.apache.spark.sql.connector.catalog.{SupportsRead, Table, TableCapability, TableProvider}
 import org.apache.spark.sql.connector.expressions.Transform
+import org.apache.spark.sql.connector.read.ScanBuilder
 import org.apache.spark.sql.sources.DataSourceRegister
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
-/**
- * Entry point registered as `kinesis`. Reading and writing are added by the source and sink; until then the
- * table advertises no capability, so Spark reports the operation as unsupported instead of failing obscurely.
- */
+/** Entry point registered as `kinesis`. */
 class KinesisProvider extends TableProvider with DataSourceRegister {
   override def shortName(): String = KinesisProvider.ShortName
 
@@ -20,15 +20,21 @@ class KinesisProvider extends TableProvider with DataSourceRegister {
   override def getTable(
       schema: StructType,
       partitioning: Array[Transform],
-      properties: util.Map[String, String]): Table = new KinesisTable(schema)
+      properties: util.Map[String, String]): Table = {
+    // Bad values fail here, when the DataFrame is defined, not later on the query's thread.
+    val reader = OptionReader(new CaseInsensitiveStringMap(properties))
+    if (reader.get(io.github.sparkkinesis.options.KinesisOptions.StreamName).isDefined) SourceConfig(reader)
+    new KinesisTable(schema)
+  }
 }
 
 object KinesisProvider {
   val ShortName = "kinesis"
 }
 
-private[sparkkinesis] class KinesisTable(tableSchema: StructType) extends Table {
+private[sparkkinesis] class KinesisTable(tableSchema: StructType) extends Table with SupportsRead {
   override def name(): String = "kinesis"
   override def schema(): StructType = tableSchema
-  override def capabilities(): util.Set[TableCapability] = util.EnumSet.noneOf(classOf[TableCapability])
+  override def capabilities(): util.Set[TableCapability] = util.EnumSet.of(TableCapability.MICRO_BATCH_READ)
+  override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder = new KinesisScanBuilder(options)
 }

@@ -49,5 +49,30 @@ final class TestKinesis(endpoint: URI) extends AutoCloseable {
     client.putRecord(PutRecordRequest.builder().streamName(name).partitionKey(partitionKey)
       .data(SdkBytes.fromByteArray(data)).build())
 
+  /** Puts records one by one (so each key's records keep their order) and returns what Kinesis assigned. */
+  def putAll(name: String, records: Seq[(String, String)]): Seq[PutRecordResult] = records.map { case (key, data) =>
+    val r = put(name, key, data.getBytes("UTF-8"))
+    PutRecordResult(key, data, r.shardId(), r.sequenceNumber())
+  }
+
+  def split(name: String, shardId: String): Unit = {
+    val shard = client.listShards(ListShardsRequest.builder().streamName(name).build()).shards().asScala
+      .find(_.shardId() == shardId).getOrElse(throw new IllegalArgumentException(s"no shard $shardId"))
+    val range = shard.hashKeyRange()
+    val middle = (BigInt(range.startingHashKey()) + BigInt(range.endingHashKey())) / 2
+    client.splitShard(SplitShardRequest.builder().streamName(name).shardToSplit(shardId)
+      .newStartingHashKey(middle.toString).build())
+    awaitActive(name, Duration.ofSeconds(30))
+  }
+
+  def merge(name: String, shardId: String, adjacentShardId: String): Unit = {
+    client.mergeShards(MergeShardsRequest.builder().streamName(name).shardToMerge(shardId)
+      .adjacentShardToMerge(adjacentShardId).build())
+    awaitActive(name, Duration.ofSeconds(30))
+  }
+
   override def close(): Unit = client.close()
 }
+
+/** What the producer side knows about a record it put: the ground truth tests compare the source with. */
+final case class PutRecordResult(partitionKey: String, data: String, shardId: String, sequenceNumber: String)

@@ -1,0 +1,125 @@
+package io.github.sparkkinesis.source
+
+import java.net.InetAddress
+import java.util.concurrent.TimeUnit
+
+import io.github.sparkkinesis.client.KinesisClientFactory
+import org.apache.spark.{Partition, SparkContext, SparkEnv, TaskContext}
+import org.apache.spark.rdd.RDD
+
+/** What to fetch for one shard: from where, and how much at most (admission control shares). */
+final case class FetchRequest(key: ShardKey, from: ShardPosition, maxRecords: Long, maxBytes: Long)
+
+/**
+ * What a fetch read for one shard. `last` is the position after the last record buffered (== `from` when
+ * nothing new), `caughtUp` that the shard is at its tip (or at the AvailableNow cut-off), `location` where the
+ * records are buffered.
+ */
+final case class FetchResult(
+    key: ShardKey,
+    from: ShardPosition,
+    last: ShardPosition,
+    records: Long,
+    bytes: Long,
+    millisBehindLatest: Option[Long],
+    caughtUp: Boolean,
+    location: String)
+
+/**
+ * The short Spark job `latestOffset` runs: each task fetches a group of shards into the executor's
+ * [[ShardBuffers]] and reports how far it got, so the batch that follows is planned from records that exist.
+ */
+object FetchJob {
+  /** How Spark names an executor in preferred locations. */
+  def executorLocation(): String = {
+    val env = SparkEnv.get
+    s"executor_${InetAddress.getLocalHost.getHostAddress}_${env.executorId}"
+  }
+
+  def run(
+      sc: SparkContext,
+      sourceId: String,
+      config: SourceConfig,
+      groups: Seq[(Seq[FetchRequest], Option[String])],
+      cutoffMillis: Option[Long]): Seq[FetchResult] = {
+    if (groups.isEmpty) return Nil
+    val rdd = new FetchRDD(sc, sourceId, config, groups, cutoffMillis)
+    sc.setJobDescription(s"Kinesis fetch (${groups.map(_._1.size).sum} shards)")
+    try sc.runJob(rdd, (it: Iterator[FetchResult]) => it.toVector).flatten.toSeq
+    finally sc.setJobDescription(null)
+  }
+
+  /** Fetches the requests round-robin until each shard is caught up, out of budget, or the deadline passes. */
+  def fetch(sourceId: String, config: SourceConfig, requests: Seq[FetchRequest], cutoffMillis: Option[Long]): Seq[FetchResult] = {
+    val client = KinesisClientFactory.sync(config.connection)
+    val location = executorLocation()
+    val deadline = System.nanoTime() + config.maxFetchDuration.toNanos
+
+    final class State(val request: FetchRequest, val buffer: ShardBuffers.Buffer) {
+      var records = 0L
+      var bytes = 0L
+      var millisBehind: Option[Long] = None
+      var done = false
+      var caughtUp = false
+    }
+    val states = requests.map { r =>
+      val buffer = ShardBuffers.forFetch(sourceId, r.key, r.from, new ShardReader(client, config, r.key, r.from))
+      new State(r, buffer)
+    }
+    states.foreach(s => if (s.buffer.reader.isEnded) { s.done = true; s.caughtUp = true })
+
+    while (states.exists(!_.done) && System.nanoTime() < deadline) {
+      val ready = states.filter(s => !s.done && s.buffer.reader.waitNanos == 0)
+      if (ready.isEmpty) {
+        val wait = states.filter(!_.done).map(_.buffer.reader.waitNanos).min
+        TimeUnit.NANOSECONDS.sleep(math.min(wait, math.max(0L, deadline - System.nanoTime())))
+      }
+      for (s <- ready) s.buffer.synchronized {
+        val budget = math.min(config.maxRecordsPerFetch.toLong, s.request.maxRecords - s.records).toInt
+        val poll = s.buffer.reader.poll(budget)
+        s.millisBehind = Some(poll.millisBehindLatest)
+        val admitted = cutoffMillis match {
+          case Some(cutoff) => poll.records.takeWhile(_.arrivalMillis <= cutoff)
+          case None => poll.records
+        }
+        s.buffer.records ++= admitted
+        s.records += admitted.size
+        s.bytes += admitted.iterator.map(r => r.data.length + r.partitionKey.length).sum
+        val cutoffHit = admitted.size < poll.records.size
+        if (cutoffHit) {
+          // Records after the AvailableNow cut-off were read but must not be planned: forget them and the
+          // reader's position past them, so a later fetch starts from the last admitted record.
+          val resumeAt = s.buffer.records.lastOption.map(_.position).getOrElse(s.buffer.from)
+          s.buffer.reader = new ShardReader(client, config, s.request.key, resumeAt)
+        }
+        if (poll.ended || cutoffHit || poll.millisBehindLatest == 0) { s.done = true; s.caughtUp = true }
+        if (s.records >= s.request.maxRecords || s.bytes >= s.request.maxBytes) s.done = true
+      }
+    }
+    states.map { s =>
+      s.buffer.synchronized {
+        FetchResult(s.request.key, s.request.from, s.buffer.last, s.records, s.bytes, s.millisBehind, s.caughtUp, location)
+      }
+    }
+  }
+}
+
+private final class FetchPartition(val index: Int, val requests: Seq[FetchRequest], val location: Option[String])
+  extends Partition
+
+private final class FetchRDD(
+    sc: SparkContext,
+    sourceId: String,
+    config: SourceConfig,
+    groups: Seq[(Seq[FetchRequest], Option[String])],
+    cutoffMillis: Option[Long]) extends RDD[FetchResult](sc, Nil) {
+
+  override protected def getPartitions: Array[Partition] =
+    groups.zipWithIndex.map { case ((requests, location), i) => new FetchPartition(i, requests, location): Partition }.toArray
+
+  override protected def getPreferredLocations(split: Partition): Seq[String] =
+    split.asInstanceOf[FetchPartition].location.toSeq
+
+  override def compute(split: Partition, context: TaskContext): Iterator[FetchResult] =
+    FetchJob.fetch(sourceId, config, split.asInstanceOf[FetchPartition].requests, cutoffMillis).iterator
+}

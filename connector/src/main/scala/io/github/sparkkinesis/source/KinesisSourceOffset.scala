@@ -1,0 +1,72 @@
+package io.github.sparkkinesis.source
+
+import scala.jdk.CollectionConverters._
+
+import com.fasterxml.jackson.databind.{JsonNode, ObjectMapper}
+import com.fasterxml.jackson.databind.node.ObjectNode
+import org.apache.spark.sql.connector.read.streaming.{Offset => V2Offset}
+import org.apache.spark.sql.execution.streaming.Offset
+
+import io.github.sparkkinesis.source.ShardPosition._
+
+/** The source's offset: a position per shard, per stream, stored in Spark's offset log as readable JSON. */
+final case class KinesisSourceOffset(positions: Map[ShardKey, ShardPosition]) extends Offset {
+  override val json: String = KinesisSourceOffset.toJson(this)
+
+  def streams: Set[String] = positions.keySet.map(_.stream)
+  def get(key: ShardKey): Option[ShardPosition] = positions.get(key)
+}
+
+object KinesisSourceOffset {
+  val Version = 1
+  private val mapper = new ObjectMapper()
+
+  def toJson(offset: KinesisSourceOffset): String = {
+    val root = mapper.createObjectNode()
+    root.put("version", Version)
+    val streams = root.putObject("streams")
+    for ((stream, shards) <- offset.positions.groupBy(_._1.stream).toSeq.sortBy(_._1)) {
+      val node = streams.putObject(stream)
+      for ((key, position) <- shards.toSeq.sortBy(_._1.shardId)) writePosition(node.putObject(key.shardId), position)
+    }
+    mapper.writeValueAsString(root)
+  }
+
+  private def writePosition(node: ObjectNode, position: ShardPosition): Unit = position match {
+    case After(seq, sub) => node.put("after", seq); node.put("sub", sub)
+    case AtTimestamp(ms) => node.put("at_timestamp", ms)
+    case TrimHorizon => node.put("trim_horizon", true)
+    case ShardEnd => node.put("shard_end", true)
+  }
+
+  def fromJson(json: String): KinesisSourceOffset = {
+    def bad(why: String) = new IllegalArgumentException(
+      s"Kinesis source offset is not in the expected format ($why). Expected " +
+        s"""{"version":$Version,"streams":{"<stream>":{"<shardId>":{"after":"<seq>","sub":0}}}}, found: $json""")
+    val root = try mapper.readTree(json) catch { case e: Exception => throw bad(e.getMessage) }
+    if (root == null || !root.isObject) throw bad("not a JSON object")
+    val version = root.path("version").asInt(-1)
+    if (version != Version) {
+      throw bad(s"version $version; this connector reads version $Version — was the checkpoint written by another connector?")
+    }
+    val streams = root.path("streams")
+    if (!streams.isObject) throw bad("no 'streams' object")
+    val positions = for {
+      stream <- streams.fieldNames().asScala.toSeq
+      shardId <- streams.get(stream).fieldNames().asScala.toSeq
+    } yield ShardKey(stream, shardId) -> readPosition(streams.get(stream).get(shardId), bad)
+    KinesisSourceOffset(positions.toMap)
+  }
+
+  private def readPosition(node: JsonNode, bad: String => Exception): ShardPosition =
+    if (node.has("after")) After(node.get("after").asText(), node.path("sub").asLong(0))
+    else if (node.has("at_timestamp")) AtTimestamp(node.get("at_timestamp").asLong())
+    else if (node.path("trim_horizon").asBoolean(false)) TrimHorizon
+    else if (node.path("shard_end").asBoolean(false)) ShardEnd
+    else throw bad(s"unknown shard position $node")
+
+  def from(offset: V2Offset): KinesisSourceOffset = offset match {
+    case k: KinesisSourceOffset => k
+    case other => fromJson(other.json())
+  }
+}

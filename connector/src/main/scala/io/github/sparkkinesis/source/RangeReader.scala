@@ -1,0 +1,74 @@
+package io.github.sparkkinesis.source
+
+import io.github.sparkkinesis.client.KinesisClientFactory
+import io.github.sparkkinesis.source.ShardPosition._
+import org.apache.spark.internal.Logging
+
+/**
+ * The records of one planned shard range: from the executor's buffer when the fetch that found them ran here,
+ * otherwise read again from Kinesis. Both give the same records because both ends of the range are concrete.
+ */
+object RangeReader extends Logging {
+
+  def read(sourceId: String, config: SourceConfig, range: ShardRange): Iterator[UserRecord] =
+    fromBuffer(sourceId, range).getOrElse(fromKinesis(config, range))
+
+  private def fromBuffer(sourceId: String, range: ShardRange): Option[Iterator[UserRecord]] =
+    ShardBuffers.get(sourceId, range.key).flatMap { buffer =>
+      buffer.synchronized {
+        if (buffer.from == range.from && covers(buffer.last, range.to)) {
+          buffer.lastUsedNanos = System.nanoTime()
+          Some(buffer.records.iterator.filter(r => within(range.to, r)).toVector.iterator)
+        } else None
+      }
+    }
+
+  private def covers(last: ShardPosition, to: ShardPosition): Boolean = (last, to) match {
+    case (ShardEnd, _) => true
+    case (l: After, t: After) => SequenceNumbers.isAtOrBefore(l, t.sequenceNumber, t.subSequenceNumber)
+    case _ => false
+  }
+
+  private def within(to: ShardPosition, r: UserRecord): Boolean = to match {
+    case t: After => SequenceNumbers.isAtOrBefore(t, r.sequenceNumber, r.subSequenceNumber)
+    case ShardEnd => true
+    case _ => false
+  }
+
+  /** Re-reads (from, to] with GetRecords. Stops at `to`, or at the shard's end when `to` is ShardEnd. */
+  private def fromKinesis(config: SourceConfig, range: ShardRange): Iterator[UserRecord] = {
+    logInfo(s"Reading ${range.key} ${range.from} .. ${range.to} from Kinesis (not buffered on this executor)")
+    val reader = new ShardReader(KinesisClientFactory.sync(config.connection), config, range.key, range.from)
+    new Iterator[UserRecord] {
+      private var pending: Iterator[UserRecord] = Iterator.empty
+      private var done = false
+
+      override def hasNext: Boolean = {
+        while (!pending.hasNext && !done) refill()
+        pending.hasNext
+      }
+
+      override def next(): UserRecord = {
+        if (!hasNext) throw new NoSuchElementException
+        pending.next()
+      }
+
+      private def refill(): Unit = {
+        val poll = reader.poll(config.maxRecordsPerFetch)
+        val inRange = poll.records.takeWhile(r => within(range.to, r))
+        pending = inRange.iterator
+        val reachedEnd = range.to match {
+          case t: After => inRange.lastOption.exists(r => r.sequenceNumber == t.sequenceNumber && r.subSequenceNumber == t.subSequenceNumber) ||
+            inRange.size < poll.records.size
+          case _ => false
+        }
+        if (reachedEnd || poll.ended) done = true
+        else if (poll.records.isEmpty && poll.millisBehindLatest == 0) {
+          // At the tip without having reached a position a fetch read before: those records are gone.
+          throw new IllegalStateException(s"Kinesis shard ${range.key}: records up to ${range.to} were read " +
+            s"before but are no longer in the stream (expired or the stream was recreated); reading from ${range.from}.")
+        }
+      }
+    }
+  }
+}

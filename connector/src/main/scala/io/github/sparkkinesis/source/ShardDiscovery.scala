@@ -1,0 +1,64 @@
+package io.github.sparkkinesis.source
+
+import scala.jdk.CollectionConverters._
+
+import io.github.sparkkinesis.client.{ConnectionConfig, KinesisClientFactory}
+import software.amazon.awssdk.services.kinesis.KinesisClient
+import software.amazon.awssdk.services.kinesis.model.{ListShardsRequest, ResourceNotFoundException, Shard}
+
+/** A shard as discovery sees it: its parents (resharding lineage) and whether it is closed. */
+final case class ShardMeta(key: ShardKey, parents: Seq[String], closed: Boolean)
+
+/**
+ * Driver-side shard listing. ListShards is paginated and allows about 100 calls per second per stream; the
+ * result is reused for `shardFetchInterval`, so a query lists each stream at most once per interval.
+ */
+final class ShardDiscovery(config: SourceConfig) {
+  private val client: KinesisClient = KinesisClientFactory.sync(config.connection)
+  private var cached: Option[(Long, Map[ShardKey, ShardMeta])] = None
+
+  def shards(): Map[ShardKey, ShardMeta] = synchronized {
+    val now = System.nanoTime()
+    cached match {
+      case Some((at, shards)) if now - at < config.shardFetchInterval.toNanos => shards
+      case _ =>
+        val shards = config.streams.flatMap(listShards).map(m => m.key -> m).toMap
+        cached = Some((now, shards))
+        shards
+    }
+  }
+
+  /** Forget the cached listing: the next call lists again (after a shard was seen to close). */
+  def invalidate(): Unit = synchronized { cached = None }
+
+  private def listShards(stream: String): Seq[ShardMeta] = {
+    val out = Vector.newBuilder[ShardMeta]
+    var request = ListShardsRequest.builder().streamName(stream).build()
+    var more = true
+    try {
+      while (more) {
+        val response = client.listShards(request)
+        response.shards().asScala.foreach(s => out += meta(stream, s))
+        val token = response.nextToken()
+        more = token != null
+        if (more) request = ListShardsRequest.builder().nextToken(token).build()
+      }
+    } catch {
+      case e: ResourceNotFoundException => throw ShardDiscovery.streamNotFound(stream, config.connection, e)
+    }
+    out.result()
+  }
+
+  private def meta(stream: String, s: Shard): ShardMeta = ShardMeta(
+    ShardKey(stream, s.shardId()),
+    Seq(Option(s.parentShardId()), Option(s.adjacentParentShardId())).flatten,
+    closed = s.sequenceNumberRange() != null && s.sequenceNumberRange().endingSequenceNumber() != null)
+}
+
+object ShardDiscovery {
+  def streamNotFound(stream: String, connection: ConnectionConfig, cause: Throwable): IllegalArgumentException = {
+    val region = KinesisClientFactory.resolveRegion(connection).id()
+    val endpoint = connection.endpoint.map(_.toString).getOrElse("default")
+    new IllegalArgumentException(s"Kinesis stream '$stream' not found in region $region (endpoint $endpoint)", cause)
+  }
+}

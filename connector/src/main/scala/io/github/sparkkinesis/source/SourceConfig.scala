@@ -1,0 +1,125 @@
+package io.github.sparkkinesis.source
+
+import java.time.{Duration, Instant}
+import java.time.format.DateTimeParseException
+
+import scala.jdk.CollectionConverters._
+import scala.util.control.NonFatal
+
+import com.fasterxml.jackson.databind.{JsonNode, ObjectMapper}
+
+import io.github.sparkkinesis.client.ConnectionConfig
+import io.github.sparkkinesis.options.{KinesisOptionException, OptionReader}
+import io.github.sparkkinesis.options.KinesisOptions
+import io.github.sparkkinesis.options.KinesisOptions._
+
+/** Where a query starts, for shards its checkpoint does not know yet. */
+sealed trait InitialPosition extends Serializable
+object InitialPosition {
+  case object Latest extends InitialPosition
+  case object TrimHorizon extends InitialPosition
+  final case class AtTimestamp(epochMillis: Long) extends InitialPosition
+  /** Explicit positions; shards not listed start at their trim horizon. */
+  final case class PerShard(positions: Map[ShardKey, ShardPosition]) extends InitialPosition
+}
+
+/** The source's options, parsed and validated once on the driver; shipped to executors with each task. */
+final case class SourceConfig(
+    streams: Seq[String],
+    connection: ConnectionConfig,
+    initialPosition: InitialPosition,
+    maxRecordsPerFetch: Int,
+    maxFetchRateMBps: Option[Double],
+    minFetchPeriod: Duration,
+    maxFetchDuration: Duration,
+    maxRecordsPerTrigger: Option[Long],
+    maxBytesPerTrigger: Option[Long],
+    shardsPerTask: Int,
+    shardFetchInterval: Duration,
+    failOnDataLoss: Boolean)
+
+object SourceConfig {
+  /** Kinesis allows 5 GetRecords calls per second per shard. */
+  val KinesisMinFetchPeriod: Duration = Duration.ofMillis(200)
+
+  def apply(reader: OptionReader): SourceConfig = {
+    val streams = reader.streamNames
+    reader.oneOf(ConsumerMode, Seq("polling", "efo")).foreach {
+      case "efo" => throw new KinesisOptionException(
+        "Option 'consumerMode' = 'efo' (enhanced fan-out) is not available yet: use 'polling' (the default).")
+      case _ =>
+    }
+    val maxFetchRate = reader.get(MaxFetchRate).map { v =>
+      val rate = try v.toDouble catch { case _: NumberFormatException => reader.fail(MaxFetchRate, v, "a positive number of MB/s, at most 2") }
+      if (!(rate > 0 && rate <= 2)) reader.fail(MaxFetchRate, v, "a positive number of MB/s, at most 2 (the per-shard read quota)")
+      rate
+    }
+    SourceConfig(
+      streams = streams,
+      connection = reader.connection,
+      initialPosition = initialPosition(reader, streams),
+      maxRecordsPerFetch = reader.int(MaxRecordsPerFetch, 1, 10000).getOrElse(10000),
+      maxFetchRateMBps = maxFetchRate,
+      minFetchPeriod = reader.duration(MinFetchPeriod, KinesisMinFetchPeriod).getOrElse(KinesisMinFetchPeriod),
+      maxFetchDuration = reader.duration(MaxFetchDuration, Duration.ofMillis(100)).getOrElse(Duration.ofSeconds(10)),
+      maxRecordsPerTrigger = reader.long(MaxRecordsPerTrigger, 1),
+      maxBytesPerTrigger = reader.bytes(MaxBytesPerTrigger, 1, Long.MaxValue),
+      shardsPerTask = reader.int(ShardsPerTask, 1, 10000).getOrElse(1),
+      shardFetchInterval = reader.duration(ShardFetchInterval, Duration.ofMillis(100)).getOrElse(Duration.ofSeconds(1)),
+      failOnDataLoss = reader.boolean(FailOnDataLoss).getOrElse(true))
+  }
+
+  private val accepted = "latest, trim_horizon, earliest, at_timestamp (with initialTimestamp), or a JSON map of " +
+    """per-shard positions such as {"shardId-000000000000":{"at_sequence_number":"4959..."}}"""
+
+  private def initialPosition(reader: OptionReader, streams: Seq[String]): InitialPosition = {
+    val raw = reader.get(KinesisOptions.InitialPosition).getOrElse("latest")
+    raw.toLowerCase(java.util.Locale.ROOT) match {
+      case "latest" => InitialPosition.Latest
+      case "trim_horizon" | "earliest" => InitialPosition.TrimHorizon
+      case "at_timestamp" =>
+        val ts = reader.required(InitialTimestamp, "an ISO-8601 instant (2025-01-31T12:00:00Z) or epoch milliseconds")
+        InitialPosition.AtTimestamp(parseTimestamp(reader, ts))
+      case _ if raw.trim.startsWith("{") => InitialPosition.PerShard(perShard(reader, raw, streams))
+      case _ => reader.fail(KinesisOptions.InitialPosition, raw, accepted)
+    }
+  }
+
+  private def parseTimestamp(reader: OptionReader, ts: String): Long =
+    if (ts.matches("\\d+")) ts.toLong
+    else try Instant.parse(ts).toEpochMilli catch {
+      case _: DateTimeParseException =>
+        reader.fail(InitialTimestamp, ts, "an ISO-8601 instant such as 2025-01-31T12:00:00Z, or epoch milliseconds")
+    }
+
+  /** `{"shardId": pos}` for a single stream, or `{"stream": {"shardId": pos}}`. */
+  private def perShard(reader: OptionReader, raw: String, streams: Seq[String]): Map[ShardKey, ShardPosition] = {
+    val root = try new ObjectMapper().readTree(raw) catch { case NonFatal(_) => reader.fail(KinesisOptions.InitialPosition, raw, accepted) }
+    if (!root.isObject) reader.fail(KinesisOptions.InitialPosition, raw, accepted)
+    val byStream: Seq[(String, JsonNode)] =
+      if (root.fieldNames().asScala.forall(streams.contains)) root.properties().asScala.map(e => e.getKey -> e.getValue).toSeq
+      else if (streams.size == 1) Seq(streams.head -> root)
+      else reader.fail(KinesisOptions.InitialPosition, raw, s"per-stream maps keyed by the stream names ${streams.mkString(", ")}")
+    for {
+      (stream, shards) <- byStream.toMap
+      entry <- shards.properties().asScala
+    } yield ShardKey(stream, entry.getKey) -> position(reader, raw, entry.getValue)
+  }
+
+  private def position(reader: OptionReader, raw: String, node: JsonNode): ShardPosition = {
+    def sub = if (node.has("sub")) Some(node.get("sub").asLong()) else None
+    if (node.has("at_sequence_number")) {
+      // At (seq, s) includes sub-record s: everything before it counts as read.
+      ShardPosition.After(seqText(reader, raw, node.get("at_sequence_number")), sub.getOrElse(0L) - 1)
+    } else if (node.has("after_sequence_number")) {
+      ShardPosition.After(seqText(reader, raw, node.get("after_sequence_number")), sub.getOrElse(Long.MaxValue))
+    } else if (node.isTextual && node.asText().equalsIgnoreCase("trim_horizon")) ShardPosition.TrimHorizon
+    else reader.fail(KinesisOptions.InitialPosition, raw, """shard positions {"at_sequence_number":"<seq>"} or {"after_sequence_number":"<seq>"}, each with an optional "sub"""")
+  }
+
+  private def seqText(reader: OptionReader, raw: String, node: JsonNode): String = {
+    val s = node.asText()
+    if (!s.matches("\\d{1,128}")) reader.fail(KinesisOptions.InitialPosition, raw, "sequence numbers as strings of digits")
+    s
+  }
+}

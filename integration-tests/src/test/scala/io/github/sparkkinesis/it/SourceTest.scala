@@ -1,0 +1,87 @@
+package io.github.sparkkinesis.it
+
+import java.nio.file.Files
+import java.time.{Duration, Instant}
+import java.util.concurrent.ConcurrentLinkedQueue
+
+import scala.jdk.CollectionConverters._
+
+import org.apache.spark.sql.{DataFrame, Row}
+import org.apache.spark.sql.streaming.{StreamingQuery, Trigger}
+import org.scalatest.Suite
+
+/** What a source test sees of one row, in the order the sink received it. */
+final case class ReadRecord(batchId: Long, partitionKey: String, data: String, shardId: String,
+    sequenceNumber: String, subSequenceNumber: Long)
+
+/**
+ * Helpers that keep source tests short: a reader pointed at the emulator, queries whose batches are collected
+ * with their batch ids, and waits on conditions with a timeout.
+ */
+trait SourceTest extends EmulatorSuite with SparkSuite { this: Suite =>
+
+  def kinesisReader(stream: String, options: (String, String)*): DataFrame = {
+    val base = Map(
+      "streamName" -> stream,
+      "endpoint" -> emulator.endpoint.toString,
+      "region" -> TestEnv.region,
+      "awsAccessKey" -> TestEnv.accessKey,
+      "awsSecretKey" -> TestEnv.secretKey)
+    spark.readStream.format("kinesis").options(base ++ options).load()
+  }
+
+  def newCheckpoint(): String = Files.createTempDirectory("kinesis-checkpoint-").toString
+
+  /** Collects every batch a query writes, with its batch id. */
+  final class Collector {
+    private val rows = new ConcurrentLinkedQueue[ReadRecord]()
+    private val batches = new ConcurrentLinkedQueue[java.lang.Long]()
+
+    def start(df: DataFrame, checkpoint: String, trigger: Trigger): StreamingQuery =
+      df.writeStream
+        .option("checkpointLocation", checkpoint)
+        .trigger(trigger)
+        .foreachBatch { (batch: DataFrame, batchId: Long) =>
+          batches.add(batchId)
+          batch.collect().foreach { r: Row =>
+            rows.add(ReadRecord(batchId, r.getAs[String]("partitionKey"), new String(r.getAs[Array[Byte]]("data"), "UTF-8"),
+              r.getAs[String]("shardId"), r.getAs[String]("sequenceNumber"), r.getAs[Long]("subSequenceNumber")))
+          }
+        }
+        .start()
+
+    def records: Seq[ReadRecord] = rows.asScala.toSeq
+    def batchIds: Seq[Long] = batches.asScala.map(_.longValue).toSeq
+  }
+
+  /** Runs the query with Trigger.AvailableNow until it stops by itself. */
+  def readAvailableNow(df: DataFrame, checkpoint: String = newCheckpoint()): Collector = {
+    val collector = new Collector
+    val query = collector.start(df, checkpoint, Trigger.AvailableNow())
+    assert(query.awaitTermination(Duration.ofMinutes(2).toMillis), "AvailableNow query did not stop within 2 minutes")
+    query.exception.foreach(e => throw e)
+    collector
+  }
+
+  def eventually(what: String, timeout: Duration = Duration.ofSeconds(60))(condition: => Boolean): Unit = {
+    val deadline = Instant.now().plus(timeout)
+    while (!condition) {
+      if (Instant.now().isAfter(deadline)) fail(s"timed out after $timeout waiting for: $what")
+      Thread.sleep(50)
+    }
+  }
+
+  /** The source returned exactly `expected`, each once, and each shard's records in sequence order. */
+  def assertExactly(read: Seq[ReadRecord], expected: Seq[PutRecordResult]): Unit = {
+    val got = read.map(r => (r.shardId, r.sequenceNumber, r.partitionKey, r.data))
+    val want = expected.map(p => (p.shardId, p.sequenceNumber, p.partitionKey, p.data))
+    val duplicates = got.groupBy(identity).collect { case (k, v) if v.size > 1 => k }
+    assert(duplicates.isEmpty, s"read more than once: ${duplicates.take(5)}")
+    assert(got.toSet == want.toSet,
+      s"missing ${(want.toSet -- got).take(5)}; unexpected ${(got.toSet -- want).take(5)} (${got.size} read, ${want.size} put)")
+    for ((shard, rs) <- read.groupBy(_.shardId)) {
+      val seqs = rs.sortBy(_.batchId).map(r => BigInt(r.sequenceNumber))
+      assert(seqs == seqs.sorted, s"shard $shard read out of order")
+    }
+  }
+}
