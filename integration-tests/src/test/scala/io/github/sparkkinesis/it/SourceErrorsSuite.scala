@@ -1,0 +1,46 @@
+package io.github.sparkkinesis.it
+
+import org.apache.spark.sql.streaming.{StreamingQueryException, Trigger}
+import org.scalatest.funsuite.AnyFunSuite
+
+/** What users see when something is wrong: SPEC §5's messages, before the query starts where possible. */
+class SourceErrorsSuite extends AnyFunSuite with SourceTest {
+
+  private def startError(stream: String, options: (String, String)*): String = {
+    val e = intercept[Exception] {
+      val q = new Collector().start(kinesisReader(stream, options: _*), newCheckpoint(), Trigger.AvailableNow())
+      q.awaitTermination()
+    }
+    val root = Iterator.iterate[Throwable](e)(_.getCause).takeWhile(_ != null).toSeq
+    root.map(_.getMessage).mkString(" | ")
+  }
+
+  test("a stream that does not exist fails with the stream, the region and the endpoint") {
+    val msg = startError("no-such-stream")
+    assert(msg.contains(s"Kinesis stream 'no-such-stream' not found in region ${TestEnv.region} (endpoint ${emulator.endpoint})"), msg)
+  }
+
+  test("bad option values fail when the DataFrame is defined, naming option, value and what is accepted") {
+    val stream = newStreamName("opts")
+    kinesis.createStream(stream, 1)
+    def loadError(options: (String, String)*) = intercept[IllegalArgumentException](kinesisReader(stream, options: _*)).getMessage
+    assert(loadError("initialPosition" -> "yesterday").startsWith("Invalid value 'yesterday' for option 'initialPosition': expected latest, trim_horizon"))
+    assert(loadError("maxRecordsPerFetch" -> "20000") == "Invalid value '20000' for option 'maxRecordsPerFetch': expected an integer in 1..10000.")
+    assert(loadError("minFetchPeriod" -> "50ms").contains("at least 200ms"))
+    assert(loadError("initialPosition" -> "at_timestamp") .contains("Option 'initialTimestamp' is required"))
+    assert(loadError("intialPosition" -> "latest").contains("did you mean 'initialPosition'"))
+    assert(loadError("consumerMode" -> "efo").contains("not available yet"))
+  }
+
+  test("a checkpoint written for another stream is refused with what was expected and found") {
+    val one = newStreamName("one")
+    val two = newStreamName("two")
+    kinesis.createStream(one, 1)
+    kinesis.createStream(two, 1)
+    kinesis.putAll(one, Seq("k" -> "v"))
+    val checkpoint = newCheckpoint()
+    readAvailableNow(kinesisReader(one, "initialPosition" -> "trim_horizon"), checkpoint)
+    val e = intercept[StreamingQueryException](readAvailableNow(kinesisReader(two), checkpoint))
+    assert(e.getMessage.contains(s"The checkpoint was written for Kinesis streams $one but the query reads $two"), e.getMessage)
+  }
+}
