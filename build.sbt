@@ -16,7 +16,7 @@ lazy val root = (project in file("."))
 lazy val connector = (project in file("connector"))
   .settings(
     name := "spark-kinesis",
-    libraryDependencies ++= sparkProvided ++ awsSdk ++ jackson :+ scalatest,
+    libraryDependencies ++= sparkProvided ++ awsSdk ++ jackson ++ protobuf :+ scalatest,
     Test / fork := true,
     Test / javaOptions ++= sparkJavaOptions,
     ShadedJar.settings,

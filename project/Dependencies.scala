@@ -9,6 +9,8 @@ object Dependencies {
   val awsSdkVersion = "2.52.0"
   val jacksonVersion = "2.21.2"
   val scalatestVersion = "3.2.19"
+  /** Only its wire-format reader, for KPL aggregates; the same version Spark 4.2 builds with. */
+  val protobufVersion = "4.33.5"
 
   /** Private package the assembly relocates third-party classes into. */
   val shadedPrefix = "io.github.sparkkinesis.shaded"
@@ -34,6 +36,10 @@ object Dependencies {
 
   val jackson: Seq[ModuleID] = Seq(
     "com.fasterxml.jackson.core" % "jackson-databind" % jacksonVersion
+  )
+
+  val protobuf: Seq[ModuleID] = Seq(
+    "com.google.protobuf" % "protobuf-java" % protobufVersion
   )
 
   val scalatest: ModuleID = "org.scalatest" %% "scalatest" % scalatestVersion % Test

@@ -10,7 +10,8 @@ object ShadedJar {
     "io.netty",
     "com.fasterxml.jackson",
     "org.reactivestreams",
-    "org.apache.hc"
+    "org.apache.hc",
+    "com.google.protobuf"
   )
 
   /** Packages (slash form) that must not appear unrelocated in the jar; checked by the integration tests. */

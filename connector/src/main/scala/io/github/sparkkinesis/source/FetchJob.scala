@@ -78,21 +78,31 @@ object FetchJob {
         val budget = math.min(config.maxRecordsPerFetch.toLong, s.request.maxRecords - s.records).toInt
         val poll = s.buffer.reader.poll(budget)
         s.millisBehind = Some(poll.millisBehindLatest)
-        val admitted = cutoffMillis match {
-          case Some(cutoff) => poll.records.takeWhile(_.arrivalMillis <= cutoff)
-          case None => poll.records
-        }
+        // Admit records while they are within the AvailableNow cut-off and the shard's budget (an aggregate can
+        // hold more user records than the budget left).
+        var admittedBytes = 0L
+        val admitted = poll.records.iterator
+          .takeWhile(r => cutoffMillis.forall(r.arrivalMillis <= _))
+          .zipWithIndex
+          .takeWhile { case (r, i) =>
+            val fits = s.records + i < s.request.maxRecords && (i == 0 || s.bytes + admittedBytes < s.request.maxBytes)
+            if (fits) admittedBytes += r.data.length + r.partitionKey.length
+            fits
+          }
+          .map(_._1).toVector
         s.buffer.records ++= admitted
         s.records += admitted.size
-        s.bytes += admitted.iterator.map(r => r.data.length + r.partitionKey.length).sum
-        val cutoffHit = admitted.size < poll.records.size
-        if (cutoffHit) {
-          // Records after the AvailableNow cut-off were read but must not be planned: forget them and the
-          // reader's position past them, so a later fetch starts from the last admitted record.
-          val resumeAt = s.buffer.records.lastOption.map(_.position).getOrElse(s.buffer.from)
-          s.buffer.reader = new ShardReader(client, config, s.request.key, resumeAt)
+        s.bytes += admittedBytes
+        val cutoffHit = cutoffMillis.exists(c => admitted.size < poll.records.size && poll.records(admitted.size).arrivalMillis > c)
+        if (admitted.size < poll.records.size) {
+          // Records past the cut-off or the budget were read but must not be planned: forget them and the
+          // reader's position past them, so the next fetch resumes after the last admitted record.
+          s.buffer.reader.rewindTo(s.buffer.records.lastOption.map(_.position).getOrElse(s.buffer.from))
         }
-        if (poll.ended || cutoffHit || poll.millisBehindLatest == 0) { s.done = true; s.caughtUp = true }
+        if (cutoffHit || (admitted.size == poll.records.size && (poll.ended || poll.millisBehindLatest == 0))) {
+          s.done = true
+          s.caughtUp = true
+        }
         if (s.records >= s.request.maxRecords || s.bytes >= s.request.maxBytes) s.done = true
       }
     }

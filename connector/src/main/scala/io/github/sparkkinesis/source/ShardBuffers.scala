@@ -12,7 +12,7 @@ import scala.jdk.CollectionConverters._
  */
 object ShardBuffers {
   /** Records following `from`; `reader` continues after the last of them. Guarded by its own monitor. */
-  final class Buffer(var from: ShardPosition, var reader: ShardReader) {
+  final class Buffer(var from: ShardPosition, val reader: ShardReader) {
     val records: ArrayBuffer[UserRecord] = ArrayBuffer.empty
     @volatile var lastUsedNanos: Long = System.nanoTime()
     def last: ShardPosition = reader.current

@@ -31,6 +31,16 @@ final class ShardReader(client: KinesisClient, config: SourceConfig, val key: Sh
   def current: ShardPosition = position
   def isEnded: Boolean = ended
 
+  /**
+   * Forgets what was read past `p` (records the caller could not take): the next call resumes after `p`. Pacing is
+   * kept, so the shard's call rate still holds.
+   */
+  def rewindTo(p: ShardPosition): Unit = {
+    position = p
+    iterator = None
+    ended = p == ShardEnd
+  }
+
   /** Nanoseconds until the next call is allowed (0 = now). */
   def waitNanos: Long = math.max(0L, nextCallNanos - System.nanoTime())
 
@@ -53,9 +63,14 @@ final class ShardReader(client: KinesisClient, config: SourceConfig, val key: Sh
     for (r <- response.records().asScala) {
       val data = r.data().asByteArrayUnsafe()
       bytes += data.length + r.partitionKey().length
-      // A resume AT a sequence number returns records already read: skip them.
-      if (SequenceNumbers.isAfter(position, r.sequenceNumber(), 0L)) {
-        out += UserRecord(r.partitionKey(), data, r.sequenceNumber(), 0L, r.approximateArrivalTimestamp().toEpochMilli)
+      val arrival = r.approximateArrivalTimestamp().toEpochMilli
+      // A resume AT a sequence number returns records already read: skip them (inside an aggregate, too).
+      if (KplDeaggregator.isAggregated(data)) {
+        KplDeaggregator.split(key, r.sequenceNumber(), arrival, data).foreach { u =>
+          if (SequenceNumbers.isAfter(position, u.sequenceNumber, u.subSequenceNumber)) out += u
+        }
+      } else if (SequenceNumbers.isAfter(position, r.sequenceNumber(), 0L)) {
+        out += UserRecord(r.partitionKey(), data, r.sequenceNumber(), 0L, arrival)
       }
     }
     val records = out.result()

@@ -14,7 +14,8 @@ class ShadedJarContentsSuite extends AnyFunSuite {
   }
   private def classes = entries.filter(_.endsWith(".class"))
 
-  private val relocated = Seq("software/amazon/", "io/netty/", "com/fasterxml/", "org/reactivestreams/", "org/apache/hc/")
+  private val relocated = Seq("software/amazon/", "io/netty/", "com/fasterxml/", "org/reactivestreams/", "org/apache/hc/",
+    "com/google/protobuf/")
 
   test("no class of a relocated library is left at its original package") {
     val leaked = classes.filter(c => relocated.exists(c.startsWith))

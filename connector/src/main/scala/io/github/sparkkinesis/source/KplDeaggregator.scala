@@ -1,0 +1,74 @@
+package io.github.sparkkinesis.source
+
+import java.security.MessageDigest
+
+import scala.collection.mutable.ArrayBuffer
+
+import com.google.protobuf.{CodedInputStream, WireFormat}
+
+/**
+ * Splits records written by the Kinesis Producer Library's aggregation into their user records. Format: the magic
+ * bytes F3 89 9A C2, a protobuf `AggregatedRecord` (partition key table = 1, explicit hash key table = 2,
+ * records = 3, each record: partition key index = 1, explicit hash key index = 2, data = 3, tags = 4), then the
+ * MD5 of the protobuf bytes. A record that starts with the magic bytes but does not verify is an error: silently
+ * passing it on as one opaque record would lose every user record inside it.
+ */
+object KplDeaggregator {
+  private val Magic = Array(0xF3, 0x89, 0x9A, 0xC2).map(_.toByte)
+  private val DigestLength = 16
+
+  def isAggregated(data: Array[Byte]): Boolean =
+    data.length >= Magic.length + DigestLength &&
+      data(0) == Magic(0) && data(1) == Magic(1) && data(2) == Magic(2) && data(3) == Magic(3)
+
+  /** The user records of an aggregate, sub-sequence numbers 0, 1, ... in order. */
+  def split(key: ShardKey, sequenceNumber: String, arrivalMillis: Long, data: Array[Byte]): IndexedSeq[UserRecord] = {
+    def corrupt(why: String) = new IllegalStateException(
+      s"Corrupt KPL aggregated record in Kinesis shard $key at sequence number $sequenceNumber: $why")
+    val bodyLength = data.length - Magic.length - DigestLength
+    val md5 = MessageDigest.getInstance("MD5")
+    md5.update(data, Magic.length, bodyLength)
+    if (!MessageDigest.isEqual(md5.digest(), java.util.Arrays.copyOfRange(data, data.length - DigestLength, data.length))) {
+      throw corrupt("the MD5 checksum does not match")
+    }
+    val keys = ArrayBuffer.empty[String]
+    val records = ArrayBuffer.empty[(Long, Array[Byte])]
+    try {
+      val in = CodedInputStream.newInstance(data, Magic.length, bodyLength)
+      var tag = in.readTag()
+      while (tag != 0) {
+        WireFormat.getTagFieldNumber(tag) match {
+          case 1 => keys += in.readString()
+          case 3 =>
+            val limit = in.pushLimit(in.readRawVarint32())
+            records += readRecord(in)
+            in.popLimit(limit)
+          case _ => in.skipField(tag) // explicit hash keys do not reach the row
+        }
+        tag = in.readTag()
+      }
+    } catch {
+      case e: com.google.protobuf.InvalidProtocolBufferException => throw corrupt(e.getMessage)
+    }
+    records.iterator.zipWithIndex.map { case ((keyIndex, payload), sub) =>
+      if (keyIndex < 0 || keyIndex >= keys.size) throw corrupt(s"partition key index $keyIndex out of ${keys.size}")
+      UserRecord(keys(keyIndex.toInt), payload, sequenceNumber, sub.toLong, arrivalMillis)
+    }.toIndexedSeq
+  }
+
+  private def readRecord(in: CodedInputStream): (Long, Array[Byte]) = {
+    var keyIndex = -1L
+    var payload: Array[Byte] = null
+    var tag = in.readTag()
+    while (tag != 0) {
+      WireFormat.getTagFieldNumber(tag) match {
+        case 1 => keyIndex = in.readUInt64()
+        case 3 => payload = in.readByteArray()
+        case _ => in.skipField(tag)
+      }
+      tag = in.readTag()
+    }
+    if (payload == null) throw new com.google.protobuf.InvalidProtocolBufferException("a user record has no data")
+    (keyIndex, payload)
+  }
+}
