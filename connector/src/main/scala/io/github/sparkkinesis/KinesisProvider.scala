@@ -35,6 +35,6 @@ object KinesisProvider {
 private[sparkkinesis] class KinesisTable(tableSchema: StructType) extends Table with SupportsRead {
   override def name(): String = "kinesis"
   override def schema(): StructType = tableSchema
-  override def capabilities(): util.Set[TableCapability] = util.EnumSet.of(TableCapability.MICRO_BATCH_READ)
+  override def capabilities(): util.Set[TableCapability] = util.EnumSet.of(TableCapability.MICRO_BATCH_READ, TableCapability.BATCH_READ)
   override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder = new KinesisScanBuilder(options)
 }

@@ -41,16 +41,18 @@ object FetchJob {
       sourceId: String,
       config: SourceConfig,
       groups: Seq[(Seq[FetchRequest], Option[String])],
-      cutoffMillis: Option[Long]): Seq[FetchResult] = {
+      cutoffMillis: Option[Long],
+      keepRecords: Boolean = false): Seq[FetchResult] = {
     if (groups.isEmpty) return Nil
-    val rdd = new FetchRDD(sc, sourceId, config, groups, cutoffMillis)
+    val rdd = new FetchRDD(sc, sourceId, config, groups, cutoffMillis, keepRecords)
     sc.setJobDescription(s"Kinesis fetch (${groups.map(_._1.size).sum} shards)")
     try sc.runJob(rdd, (it: Iterator[FetchResult]) => it.toVector).flatten.toSeq
     finally sc.setJobDescription(null)
   }
 
   /** Fetches the requests round-robin until each shard is caught up, out of budget, or the deadline passes. */
-  def fetch(sourceId: String, config: SourceConfig, requests: Seq[FetchRequest], cutoffMillis: Option[Long]): Seq[FetchResult] = {
+  def fetch(sourceId: String, config: SourceConfig, requests: Seq[FetchRequest], cutoffMillis: Option[Long],
+      keepRecords: Boolean): Seq[FetchResult] = {
     val client = KinesisClientFactory.sync(config.connection)
     val location = executorLocation()
     val deadline = System.nanoTime() + config.maxFetchDuration.toNanos
@@ -63,7 +65,7 @@ object FetchJob {
       var caughtUp = false
     }
     val states = requests.map { r =>
-      val buffer = ShardBuffers.forFetch(sourceId, r.key, r.from, new ShardReader(client, config, r.key, r.from))
+      val buffer = ShardBuffers.forFetch(sourceId, r.key, r.from, keepRecords, new ShardReader(client, config, r.key, r.from))
       new State(r, buffer)
     }
     states.foreach(s => if (s.buffer.reader.isEnded) { s.done = true; s.caughtUp = true })
@@ -122,7 +124,8 @@ private final class FetchRDD(
     sourceId: String,
     config: SourceConfig,
     groups: Seq[(Seq[FetchRequest], Option[String])],
-    cutoffMillis: Option[Long]) extends RDD[FetchResult](sc, Nil) {
+    cutoffMillis: Option[Long],
+    keepRecords: Boolean) extends RDD[FetchResult](sc, Nil) {
 
   override protected def getPartitions: Array[Partition] =
     groups.zipWithIndex.map { case ((requests, location), i) => new FetchPartition(i, requests, location): Partition }.toArray
@@ -131,5 +134,5 @@ private final class FetchRDD(
     split.asInstanceOf[FetchPartition].location.toSeq
 
   override def compute(split: Partition, context: TaskContext): Iterator[FetchResult] =
-    FetchJob.fetch(sourceId, config, split.asInstanceOf[FetchPartition].requests, cutoffMillis).iterator
+    FetchJob.fetch(sourceId, config, split.asInstanceOf[FetchPartition].requests, cutoffMillis, keepRecords).iterator
 }

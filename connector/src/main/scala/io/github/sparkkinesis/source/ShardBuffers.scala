@@ -25,14 +25,16 @@ object ShardBuffers {
 
   /**
    * The buffer to fetch `key` from `from` with: the existing one when its reader stands exactly there (its
-   * records were planned already and are dropped), else a new one with a fresh reader.
+   * records were planned already and are dropped unless `keepRecords`), else a new one with a fresh reader.
    */
-  def forFetch(sourceId: String, key: ShardKey, from: ShardPosition, newReader: => ShardReader): Buffer = {
+  def forFetch(sourceId: String, key: ShardKey, from: ShardPosition, keepRecords: Boolean,
+      newReader: => ShardReader): Buffer = {
     evictIdle()
     val buffer = buffers.compute((sourceId, key), (_, existing) =>
       if (existing != null && existing.last == from) existing else new Buffer(from, newReader))
     buffer.synchronized {
-      if (buffer.from != from) {
+      // A streaming batch has planned the records up to `from` already; a batch read plans them all at the end.
+      if (buffer.from != from && !keepRecords) {
         buffer.records.clear()
         buffer.from = from
       }

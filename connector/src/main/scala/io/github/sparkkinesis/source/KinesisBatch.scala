@@ -1,0 +1,80 @@
+package io.github.sparkkinesis.source
+
+import java.util.UUID
+
+import scala.collection.mutable
+
+import io.github.sparkkinesis.source.ShardPosition._
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.connector.read.{Batch, InputPartition, PartitionReaderFactory}
+
+/**
+ * `spark.read.format("kinesis")`: the records from `initialPosition` up to the tip seen when the read is planned.
+ * Planning fetches (into executor buffers) until every shard is caught up, shard lineage included, so the
+ * partitions hold concrete ranges; a child shard's range follows its parents' in the same partition.
+ */
+final class KinesisBatch(config: SourceConfig) extends Batch {
+  private lazy val partitions: Array[InputPartition] = plan()
+
+  override def planInputPartitions(): Array[InputPartition] = partitions
+
+  override def createReaderFactory(): PartitionReaderFactory = KinesisPartitionReaderFactory
+
+  private def plan(): Array[InputPartition] = {
+    val sourceId = UUID.randomUUID().toString
+    val discovery = new ShardDiscovery(config)
+    val planner = new FetchPlanner(config, discovery)
+    val cutoff = System.currentTimeMillis()
+    val start = planner.initialOffset(cutoff)
+    val sc = SparkSession.active.sparkContext
+    var offset = start
+    val locations = mutable.Map.empty[ShardKey, String]
+    var idleRounds = 0
+    var done = false
+    while (!done) {
+      val readable = planner.readableShards(offset)
+      val requests = readable.map(k => FetchRequest(k, offset.get(k).getOrElse(TrimHorizon), Long.MaxValue, Long.MaxValue))
+      val results = FetchJob.run(sc, sourceId, config, planner.groups(requests, Nil), Some(cutoff), keepRecords = true)
+      results.foreach(r => locations(r.key) = r.location)
+      if (results.exists(_.last == ShardEnd)) discovery.invalidate()
+      offset = KinesisSourceOffset(offset.positions ++ results.map(r => r.key -> r.last))
+      if (results.exists(r => r.last != r.from)) idleRounds = 0
+      else {
+        // Nothing new: done when every shard is at the tip; a throttled or slow shard gets a few more tries.
+        idleRounds += 1
+        done = results.forall(_.caughtUp) || idleRounds >= 3
+      }
+    }
+    val ranges = offset.positions.toSeq.sortBy(_._1).flatMap { case (key, to) =>
+      val from = start.get(key).getOrElse(TrimHorizon)
+      if (from == to) None else Some(ShardRange(key, from, to))
+    }
+    lineageGroups(ranges, discovery.shards()).map { group =>
+      KinesisInputPartition(sourceId, config, group, locations.get(group.head.key)): InputPartition
+    }.toArray
+  }
+
+  /** Partitions of `shardsPerTask` root shards, each followed by its descendants (parents before children). */
+  private def lineageGroups(ranges: Seq[ShardRange], shards: Map[ShardKey, ShardMeta]): Seq[Seq[ShardRange]] = {
+    val byKey = ranges.map(r => r.key -> r).toMap
+    def parentsIn(r: ShardRange) = shards.get(r.key).toSeq.flatMap(_.parents).map(ShardKey(r.key.stream, _)).filter(byKey.contains)
+    val groupOf = mutable.Map.empty[ShardKey, Int]
+    val groups = mutable.ArrayBuffer.empty[mutable.ArrayBuffer[ShardRange]]
+    var pending = ranges
+    while (pending.nonEmpty) {
+      val (ready, waiting) = pending.partition(r => parentsIn(r).forall(groupOf.contains))
+      val next = if (ready.nonEmpty) ready else pending.take(1) // lineage cycles cannot happen; never loop forever
+      for (r <- next) {
+        parentsIn(r).headOption.flatMap(groupOf.get) match {
+          case Some(g) => groups(g) += r; groupOf(r.key) = g
+          case None =>
+            if (groups.isEmpty || groups.last.count(x => parentsIn(x).isEmpty) >= config.shardsPerTask) groups += mutable.ArrayBuffer.empty
+            groups.last += r
+            groupOf(r.key) = groups.size - 1
+        }
+      }
+      pending = if (ready.nonEmpty) waiting else pending.drop(1)
+    }
+    groups.map(_.toSeq).toSeq
+  }
+}

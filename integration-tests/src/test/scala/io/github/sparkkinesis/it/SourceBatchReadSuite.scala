@@ -1,0 +1,44 @@
+package io.github.sparkkinesis.it
+
+import org.apache.spark.sql.DataFrame
+import org.scalatest.funsuite.AnyFunSuite
+
+/** `spark.read.format("kinesis")`: a bounded range, from initialPosition to the tip seen when the read is planned. */
+class SourceBatchReadSuite extends AnyFunSuite with SourceTest {
+
+  private def batchReader(stream: String, options: (String, String)*): DataFrame =
+    spark.read.format("kinesis").options(Map(
+      "streamName" -> stream, "endpoint" -> emulator.endpoint.toString, "region" -> TestEnv.region,
+      "awsAccessKey" -> TestEnv.accessKey, "awsSecretKey" -> TestEnv.secretKey) ++ options).load()
+
+  private def collect(df: DataFrame): Seq[ReadRecord] = df.collect().toSeq.map { r =>
+    ReadRecord(0, r.getAs[String]("partitionKey"), new String(r.getAs[Array[Byte]]("data"), "UTF-8"),
+      r.getAs[String]("shardId"), r.getAs[String]("sequenceNumber"), r.getAs[Long]("subSequenceNumber"))
+  }
+
+  test("a batch read from trim_horizon returns every record, across a split, children after their parent") {
+    val stream = newStreamName("batch")
+    kinesis.createStream(stream, 2)
+    val parent = kinesis.shardIds(stream).sorted.head
+    val before = kinesis.putAll(stream, (1 to 30).map(i => (s"key-${i % 6}", f"before-$i%03d")))
+    kinesis.split(stream, parent)
+    val after = kinesis.putAll(stream, (1 to 30).map(i => (s"key-${i % 6}", f"after-$i%03d")))
+    val read = collect(batchReader(stream, "initialPosition" -> "trim_horizon"))
+    assertExactly(read, before ++ after)
+    val putOrder = (before ++ after).zipWithIndex.map { case (p, i) => p.sequenceNumber -> i }.toMap
+    for ((key, rs) <- read.groupBy(_.partitionKey)) {
+      val order = rs.map(r => putOrder(r.sequenceNumber))
+      assert(order == order.sorted, s"key $key out of order")
+    }
+  }
+
+  test("each read ends at the tip seen when it was planned; the default initial position reads nothing old") {
+    val stream = newStreamName("bounded")
+    kinesis.createStream(stream, 1)
+    val first = kinesis.putAll(stream, (1 to 12).map(i => ("k", s"v$i")))
+    assertExactly(collect(batchReader(stream, "initialPosition" -> "trim_horizon")), first)
+    val more = kinesis.putAll(stream, (13 to 17).map(i => ("k", s"v$i")))
+    assertExactly(collect(batchReader(stream, "initialPosition" -> "trim_horizon")), first ++ more)
+    assert(collect(batchReader(stream)).isEmpty, "latest (the default) starts after everything already there")
+  }
+}
