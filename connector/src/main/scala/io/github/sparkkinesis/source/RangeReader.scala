@@ -65,8 +65,13 @@ object RangeReader extends Logging {
         if (reachedEnd || poll.ended) done = true
         else if (poll.records.isEmpty && poll.millisBehindLatest == 0) {
           // At the tip without having reached a position a fetch read before: those records are gone.
-          throw new IllegalStateException(s"Kinesis shard ${range.key}: records up to ${range.to} were read " +
-            s"before but are no longer in the stream (expired or the stream was recreated); reading from ${range.from}.")
+          val what = s"Kinesis shard ${range.key}: records up to ${range.to} were read before but are no longer in " +
+            s"the stream (expired or the stream was recreated); reading from ${range.from}"
+          if (config.failOnDataLoss) {
+            throw new IllegalStateException(s"$what. Set failOnDataLoss=false to go on without them.")
+          }
+          logWarning(s"$what. failOnDataLoss=false: the batch goes on without them.")
+          done = true
         }
       }
     }

@@ -104,8 +104,24 @@ final class ShardReader(client: KinesisClient, config: SourceConfig, val key: Sh
       case TrimHorizon => request.shardIteratorType(ShardIteratorType.TRIM_HORIZON)
       case ShardEnd => throw new IllegalStateException(s"$key is already read to its end")
     }
-    val it = client.getShardIterator(request.build()).shardIterator()
+    val it = try client.getShardIterator(request.build()).shardIterator() catch {
+      case e: InvalidArgumentException if position.isInstanceOf[After] => lostPosition(e)
+      case e: ResourceNotFoundException if position.isInstanceOf[After] => lostPosition(e)
+    }
     iterator = Some(it)
     it
+  }
+
+  /** The checkpointed position no longer exists: trimmed past retention, or the stream was recreated. */
+  private def lostPosition(e: KinesisException): String = {
+    val what = s"Kinesis shard $key: position $position can no longer be read (${e.awsErrorDetails().errorMessage()}); " +
+      "its records expired past the stream's retention or the stream was recreated"
+    if (config.failOnDataLoss) {
+      throw new IllegalStateException(s"$what. Set failOnDataLoss=false to go on from the oldest record instead.", e)
+    }
+    logWarning(s"$what. failOnDataLoss=false: going on from the oldest record of the shard.")
+    position = TrimHorizon
+    client.getShardIterator(GetShardIteratorRequest.builder().streamName(key.stream).shardId(key.shardId)
+      .shardIteratorType(ShardIteratorType.TRIM_HORIZON).build()).shardIterator()
   }
 }

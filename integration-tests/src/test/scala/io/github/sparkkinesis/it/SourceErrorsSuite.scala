@@ -44,3 +44,33 @@ class SourceErrorsSuite extends AnyFunSuite with SourceTest {
     assert(e.getMessage.contains(s"The checkpoint was written for Kinesis streams $one but the query reads $two"), e.getMessage)
   }
 }
+
+/** A checkpointed position that no longer exists (here: the stream was deleted and created again). */
+class SourceDataLossSuite extends AnyFunSuite with SourceTest {
+
+  private def recreated(): (String, String, Seq[PutRecordResult]) = {
+    val stream = newStreamName("lost")
+    kinesis.createStream(stream, 1)
+    kinesis.putAll(stream, (1 to 5).map(i => ("k", s"old-$i")))
+    val checkpoint = newCheckpoint()
+    assert(readAvailableNow(kinesisReader(stream, "initialPosition" -> "trim_horizon"), checkpoint).records.size == 5)
+    kinesis.client.deleteStream(software.amazon.awssdk.services.kinesis.model.DeleteStreamRequest.builder()
+      .streamName(stream).build())
+    eventually("the stream to be gone") { !kinesis.client.listStreams().streamNames().contains(stream) }
+    kinesis.createStream(stream, 1)
+    (stream, checkpoint, kinesis.putAll(stream, (1 to 3).map(i => ("k", s"new-$i"))))
+  }
+
+  test("failOnDataLoss=true (the default) fails naming the shard and the position") {
+    val (stream, checkpoint, _) = recreated()
+    val e = intercept[StreamingQueryException](readAvailableNow(kinesisReader(stream), checkpoint))
+    assert(e.getMessage.contains(s"Kinesis shard $stream/shardId-000000000000: position After("), e.getMessage)
+    assert(e.getMessage.contains("Set failOnDataLoss=false"), e.getMessage)
+  }
+
+  test("failOnDataLoss=false warns and goes on from the oldest record") {
+    val (stream, checkpoint, fresh) = recreated()
+    val read = readAvailableNow(kinesisReader(stream, "failOnDataLoss" -> "false"), checkpoint).records
+    assertExactly(read, fresh)
+  }
+}
