@@ -72,6 +72,7 @@ object KinesisClientFactory {
     val builder = ClientOverrideConfiguration.builder()
       .retryStrategy(retryStrategy(config.retry))
       .apiCallAttemptTimeout(config.timeouts.apiCallAttempt)
+      .addMetricPublisher(SdkCallStats)
     config.timeouts.apiCall.foreach(builder.apiCallTimeout)
     builder.build()
   }

@@ -3,7 +3,7 @@ package io.github.sparkkinesis.source
 import java.net.InetAddress
 import java.util.concurrent.TimeUnit
 
-import io.github.sparkkinesis.client.KinesisClientFactory
+import io.github.sparkkinesis.client.{CallCounts, KinesisClientFactory, SdkCallStats}
 import org.apache.spark.{Partition, SparkContext, SparkEnv, TaskContext}
 import org.apache.spark.rdd.RDD
 
@@ -23,7 +23,8 @@ final case class FetchResult(
     bytes: Long,
     millisBehindLatest: Option[Long],
     caughtUp: Boolean,
-    location: String)
+    location: String,
+    calls: CallCounts)
 
 /**
  * The short Spark job `latestOffset` runs: each task fetches a group of shards into the executor's
@@ -55,6 +56,7 @@ object FetchJob {
       keepRecords: Boolean): Seq[FetchResult] = {
     val client = KinesisClientFactory.sync(config.connection)
     val location = executorLocation()
+    val before = SdkCallStats.snapshot()
     val deadline = System.nanoTime() + config.maxFetchDuration.toNanos
 
     final class State(val request: FetchRequest, val buffer: ShardBuffers.Buffer) {
@@ -108,9 +110,13 @@ object FetchJob {
         if (s.records >= s.request.maxRecords || s.bytes >= s.request.maxBytes) s.done = true
       }
     }
-    states.map { s =>
+    // The JVM's call counts over this task, reported with the task's first shard (other tasks running on the
+    // same executor at the same time blur them; they are for metrics only).
+    val calls = SdkCallStats.snapshot() - before
+    states.zipWithIndex.map { case (s, i) =>
       s.buffer.synchronized {
-        FetchResult(s.request.key, s.request.from, s.buffer.last, s.records, s.bytes, s.millisBehind, s.caughtUp, location)
+        FetchResult(s.request.key, s.request.from, s.buffer.last, s.records, s.bytes, s.millisBehind, s.caughtUp,
+          location, if (i == 0) calls else CallCounts(0, 0, 0, 0))
       }
     }
   }

@@ -101,6 +101,9 @@ final class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: St
     val m = Map(
       "recordsFetched" -> lastResults.map(_.records).sum.toString,
       "bytesFetched" -> lastResults.map(_.bytes).sum.toString,
+      "kinesisCalls" -> lastResults.map(_.calls.calls).sum.toString,
+      "retries" -> lastResults.map(_.calls.retries).sum.toString,
+      "throttledCalls" -> lastResults.map(_.calls.throttled).sum.toString,
       "openShards" -> shards.count(!_.closed).toString,
       "closedShards" -> shards.count(_.closed).toString) ++
       (if (behind.isEmpty) Map.empty[String, String] else Map(

@@ -1,0 +1,26 @@
+package io.github.sparkkinesis.it
+
+import scala.jdk.CollectionConverters._
+
+import org.apache.spark.sql.streaming.Trigger
+import org.scalatest.funsuite.AnyFunSuite
+
+class SourceMetricsSuite extends AnyFunSuite with SourceTest {
+  test("progress reports what the source fetched, shard counts, lag and Kinesis calls") {
+    val stream = newStreamName("metrics")
+    kinesis.createStream(stream, 2)
+    kinesis.putAll(stream, (1 to 25).map(i => (s"k$i", s"v$i")))
+    val query = new Collector().start(kinesisReader(stream, "initialPosition" -> "trim_horizon"), newCheckpoint(),
+      Trigger.AvailableNow())
+    assert(query.awaitTermination(120000))
+    val withData = query.recentProgress.filter(_.numInputRows > 0)
+    assert(withData.map(_.numInputRows).sum == 25)
+    val metrics = withData.head.sources.head.metrics.asScala
+    assert(metrics("recordsFetched").toLong == withData.head.numInputRows)
+    assert(metrics("bytesFetched").toLong > 0)
+    assert(metrics("openShards") == "2" && metrics("closedShards") == "0")
+    assert(metrics("kinesisCalls").toLong >= 2, "at least one GetRecords per shard")
+    assert(metrics("throttledCalls") == "0" && metrics("retries") == "0")
+    assert(metrics.contains("maxMillisBehindLatest") && metrics("minMillisBehindLatest").toLong >= 0)
+  }
+}
