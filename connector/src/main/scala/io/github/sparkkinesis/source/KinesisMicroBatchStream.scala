@@ -27,8 +27,19 @@ final class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: St
   private var lastFetchAdvanced = true
   private var lastResults: Seq[FetchResult] = Nil
 
-  override def initialOffset(): Offset =
-    new InitialOffsetStore(checkpointLocation).getOrCreate(planner.initialOffset(System.currentTimeMillis()))
+  @volatile private var initial: Option[KinesisSourceOffset] = None
+
+  override def initialOffset(): Offset = {
+    val offset = new InitialOffsetStore(checkpointLocation).getOrCreate(planner.initialOffset(System.currentTimeMillis()))
+    initial = Some(offset)
+    offset
+  }
+
+  /**
+   * "Nothing new". Before the first batch Spark runs a batch whenever the source returns any offset (nothing is
+   * committed to compare it with), so there the answer is null: an idle stream gets no empty first batch.
+   */
+  private def unchanged(start: KinesisSourceOffset): Offset = if (initial.contains(start)) null else start
 
   override def latestOffset(): Offset =
     throw new UnsupportedOperationException("the Kinesis source is read with latestOffset(start, limit)")
@@ -51,9 +62,9 @@ final class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: St
     val start = KinesisSourceOffset.from(startOffset)
     planner.checkStreams(start)
     val readable = planner.readableShards(start)
-    if (readable.isEmpty) return start
+    if (readable.isEmpty) return unchanged(start)
     val idle = !lastFetchAdvanced && System.nanoTime() - lastFetchNanos < IdleFetchInterval.toNanos
-    if (idle && availableNowCutoff.isEmpty) return start
+    if (idle && availableNowCutoff.isEmpty) return unchanged(start)
 
     val (maxRecords, maxBytes) = FetchPlanner.budgets(limit, readable.size)
     val requests = readable.map(k => FetchRequest(k, start.get(k).getOrElse(TrimHorizon), maxRecords, maxBytes))
@@ -71,7 +82,8 @@ final class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: St
     lastFetchAdvanced = results.exists(advanced)
     lastResults = results
     if (results.exists(_.last == ShardEnd)) discovery.invalidate()
-    KinesisSourceOffset(start.positions ++ results.filter(advanced).map(r => r.key -> r.last))
+    if (!lastFetchAdvanced) unchanged(start)
+    else KinesisSourceOffset(start.positions ++ results.filter(advanced).map(r => r.key -> r.last))
   }
 
   override def planInputPartitions(startOffset: Offset, endOffset: Offset): Array[InputPartition] = {

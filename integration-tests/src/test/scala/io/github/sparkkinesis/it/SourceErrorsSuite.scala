@@ -20,6 +20,13 @@ class SourceErrorsSuite extends AnyFunSuite with SourceTest {
     assert(msg.contains(s"Kinesis stream 'no-such-stream' not found in region ${TestEnv.region} (endpoint ${emulator.endpoint})"), msg)
   }
 
+  test("the wrong region is a missing stream there, named with the region") {
+    val stream = newStreamName("region")
+    kinesis.createStream(stream, 1)
+    val msg = startError(stream, "region" -> "eu-west-3")
+    assert(msg.contains(s"Kinesis stream '$stream' not found in region eu-west-3"), msg)
+  }
+
   test("bad option values fail when the DataFrame is defined, naming option, value and what is accepted") {
     val stream = newStreamName("opts")
     kinesis.createStream(stream, 1)
