@@ -52,15 +52,34 @@ final class FetchPlanner(config: SourceConfig, discovery: ShardDiscovery) extend
       .sorted
   }
 
-  /** Fetch tasks of `shardsPerTask` shards each, placed where the same shards were fetched last time. */
+  /** Fetch tasks by [[taskGroups]], each placed where its first shard was fetched last time. */
   def groups(requests: Seq[FetchRequest], previous: Seq[FetchResult]): Seq[(Seq[FetchRequest], Option[String])] = {
     val where = previous.map(r => r.key -> r.location).toMap
-    requests.grouped(config.shardsPerTask).map(g => g -> where.get(g.head.key)).toSeq
+    taskGroups(requests)(_.key).map(g => g -> where.get(g.head.key))
+  }
+
+  def taskGroups[A](items: Seq[A])(key: A => ShardKey): Seq[Seq[A]] = {
+    val shards = discovery.shards()
+    FetchPlanner.taskGroups(items, config.shardsPerTask)(key, k => shards.get(k).map(_.startingHashKey).getOrElse(BigInt(0)))
   }
 }
 
 object FetchPlanner {
   val LatestSkewMillis = 1000L
+  val HashSpace: BigInt = BigInt(2).pow(128)
+
+  /**
+   * Deterministic shard-to-task assignment by hash range: each stream's [0, 2^128) is cut into
+   * ceil(shards / shardsPerTask) equal parts, and a task reads the shards whose starting hash key falls in its
+   * part. A split's children start inside their parent's range, so they tend to stay with the parent's task.
+   */
+  def taskGroups[A](items: Seq[A], shardsPerTask: Int)(key: A => ShardKey, startingHashKey: ShardKey => BigInt): Seq[Seq[A]] =
+    items.groupBy(a => key(a).stream).toSeq.sortBy(_._1).flatMap { case (_, inStream) =>
+      val parts = math.max(1, (inStream.size + shardsPerTask - 1) / shardsPerTask)
+      def start(a: A) = startingHashKey(key(a))
+      inStream.groupBy(a => (start(a) * parts / HashSpace).toInt).toSeq.sortBy(_._1)
+        .map(_._2.sortBy(a => (start(a), key(a).shardId)))
+    }
 
   /** Each fetching shard's share of the trigger's read limit: (records, bytes), at least one record. */
   def budgets(limit: ReadLimit, shards: Int): (Long, Long) = {

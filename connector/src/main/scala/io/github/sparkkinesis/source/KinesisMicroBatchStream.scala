@@ -94,7 +94,7 @@ final class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: St
       val from = start.get(key).getOrElse(TrimHorizon)
       if (from == to) None else Some(ShardRange(key, from, to))
     }
-    ranges.grouped(config.shardsPerTask).map { group =>
+    planner.taskGroups(ranges)(_.key).map { group =>
       KinesisInputPartition(sourceId, config, group, locations.get(group.head.key)): InputPartition
     }.toArray
   }

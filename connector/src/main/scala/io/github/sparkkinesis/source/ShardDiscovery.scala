@@ -6,8 +6,8 @@ import io.github.sparkkinesis.client.{ConnectionConfig, KinesisClientFactory}
 import software.amazon.awssdk.services.kinesis.KinesisClient
 import software.amazon.awssdk.services.kinesis.model.{ListShardsRequest, ResourceNotFoundException, Shard}
 
-/** A shard as discovery sees it: its parents (resharding lineage) and whether it is closed. */
-final case class ShardMeta(key: ShardKey, parents: Seq[String], closed: Boolean)
+/** A shard as discovery sees it: its parents (resharding lineage), where its hash range starts, whether it is closed. */
+final case class ShardMeta(key: ShardKey, parents: Seq[String], startingHashKey: BigInt, closed: Boolean)
 
 /**
  * Driver-side shard listing. ListShards is paginated and allows about 100 calls per second per stream; the
@@ -52,6 +52,7 @@ final class ShardDiscovery(config: SourceConfig) {
   private def meta(stream: String, s: Shard): ShardMeta = ShardMeta(
     ShardKey(stream, s.shardId()),
     Seq(Option(s.parentShardId()), Option(s.adjacentParentShardId())).flatten,
+    startingHashKey = Option(s.hashKeyRange()).map(r => BigInt(r.startingHashKey())).getOrElse(BigInt(0)),
     closed = s.sequenceNumberRange() != null && s.sequenceNumberRange().endingSequenceNumber() != null)
 }
 

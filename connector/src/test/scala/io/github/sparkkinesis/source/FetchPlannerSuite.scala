@@ -1,0 +1,36 @@
+package io.github.sparkkinesis.source
+
+import org.apache.spark.sql.connector.read.streaming.ReadLimit
+import org.scalatest.funsuite.AnyFunSuite
+
+class FetchPlannerSuite extends AnyFunSuite {
+  private val space = FetchPlanner.HashSpace
+  private def shard(i: Int) = ShardKey("s", f"shardId-$i%012d")
+
+  test("tasks own contiguous parts of the hash space; a split's children stay in their parent's part") {
+    // Four equal shards, two per task: parts [0, 1/2) and [1/2, 1).
+    val starts = Map(shard(0) -> BigInt(0), shard(1) -> space / 4, shard(2) -> space / 2, shard(3) -> space * 3 / 4)
+    val groups = FetchPlanner.taskGroups(starts.keys.toSeq, 2)(identity, starts)
+    assert(groups == Seq(Seq(shard(0), shard(1)), Seq(shard(2), shard(3))))
+    // One shard per task; shard 1 ([1/4, 1/2)) splits into 4 and 5. Five parts of a fifth each: both children
+    // fall in the part where their parent was.
+    val afterSplit = starts - shard(1) ++ Map(shard(4) -> space / 4, shard(5) -> space * 3 / 8)
+    assert(FetchPlanner.taskGroups(starts.keys.toSeq, 1)(identity, starts)(1) == Seq(shard(1)))
+    val regrouped = FetchPlanner.taskGroups(afterSplit.keys.toSeq, 1)(identity, afterSplit)
+    assert(regrouped == Seq(Seq(shard(0)), Seq(shard(4), shard(5)), Seq(shard(2)), Seq(shard(3))))
+  }
+
+  test("one shard per task by default, in hash order, and streams never share a task") {
+    val starts = Map(shard(0) -> BigInt(0), shard(1) -> space / 2, ShardKey("t", "shardId-000000000000") -> BigInt(0))
+    val groups = FetchPlanner.taskGroups(starts.keys.toSeq, 1)(identity, starts)
+    assert(groups == Seq(Seq(shard(0)), Seq(shard(1)), Seq(ShardKey("t", "shardId-000000000000"))))
+  }
+
+  test("read limits are shared evenly between the shards being read, at least one record each") {
+    assert(FetchPlanner.budgets(ReadLimit.maxRows(100), 4) == (25L, Long.MaxValue))
+    assert(FetchPlanner.budgets(ReadLimit.maxRows(3), 4) == (1L, Long.MaxValue))
+    assert(FetchPlanner.budgets(ReadLimit.maxBytes(1000), 2) == (Long.MaxValue, 500L))
+    assert(FetchPlanner.budgets(ReadLimit.compositeLimit(Array(ReadLimit.maxRows(10), ReadLimit.maxBytes(64))), 2) == (5L, 32L))
+    assert(FetchPlanner.budgets(ReadLimit.allAvailable(), 2) == (Long.MaxValue, Long.MaxValue))
+  }
+}
