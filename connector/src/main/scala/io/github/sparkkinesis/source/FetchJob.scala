@@ -31,6 +31,8 @@ final case class FetchResult(
  * [[ShardBuffers]] and reports how far it got, so the batch that follows is planned from records that exist.
  */
 object FetchJob {
+  private val JobDescription = "spark.job.description"
+
   /** How Spark names an executor in preferred locations. */
   def executorLocation(): String = {
     val env = SparkEnv.get
@@ -46,9 +48,11 @@ object FetchJob {
       keepRecords: Boolean = false): Seq[FetchResult] = {
     if (groups.isEmpty) return Nil
     val rdd = new FetchRDD(sc, sourceId, config, groups, cutoffMillis, keepRecords)
+    // Named in the UI; the query's own description (batch id) is put back for the batch that follows.
+    val previous = sc.getLocalProperty(JobDescription)
     sc.setJobDescription(s"Kinesis fetch (${groups.map(_._1.size).sum} shards)")
     try sc.runJob(rdd, (it: Iterator[FetchResult]) => it.toVector).flatten.toSeq
-    finally sc.setJobDescription(null)
+    finally sc.setLocalProperty(JobDescription, previous)
   }
 
   /** Fetches the requests round-robin until each shard is caught up, out of budget, or the deadline passes. */

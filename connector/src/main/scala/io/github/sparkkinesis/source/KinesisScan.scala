@@ -2,6 +2,7 @@ package io.github.sparkkinesis.source
 
 import io.github.sparkkinesis.KinesisSchema
 import io.github.sparkkinesis.options.OptionReader
+import org.apache.spark.sql.connector.metric.CustomMetric
 import org.apache.spark.sql.connector.read.{Batch, Scan, ScanBuilder}
 import org.apache.spark.sql.connector.read.streaming.MicroBatchStream
 import org.apache.spark.sql.types.StructType
@@ -14,6 +15,7 @@ final class KinesisScanBuilder(options: CaseInsensitiveStringMap) extends ScanBu
 final class KinesisScan(config: SourceConfig) extends Scan {
   override def readSchema(): StructType = KinesisSchema.schema
   override def description(): String = s"Kinesis ${config.streams.mkString(", ")}"
+  override def supportedCustomMetrics(): Array[CustomMetric] = SourceTaskMetrics.supported
   override def toBatch: Batch = new KinesisBatch(config)
   override def toMicroBatchStream(checkpointLocation: String): MicroBatchStream =
     new KinesisMicroBatchStream(config, checkpointLocation)

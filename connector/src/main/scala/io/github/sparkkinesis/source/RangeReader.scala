@@ -10,8 +10,12 @@ import org.apache.spark.internal.Logging
  */
 object RangeReader extends Logging {
 
-  def read(sourceId: String, config: SourceConfig, range: ShardRange): Iterator[UserRecord] =
-    fromBuffer(sourceId, range).getOrElse(fromKinesis(config, range))
+  /** The range's records, and whether they had to be re-read from Kinesis. */
+  def read(sourceId: String, config: SourceConfig, range: ShardRange): (Iterator[UserRecord], Boolean) =
+    fromBuffer(sourceId, range) match {
+      case Some(records) => (records, false)
+      case None => (fromKinesis(config, range), true)
+    }
 
   private def fromBuffer(sourceId: String, range: ShardRange): Option[Iterator[UserRecord]] =
     ShardBuffers.get(sourceId, range.key).flatMap { buffer =>

@@ -23,4 +23,19 @@ class SourceMetricsSuite extends AnyFunSuite with SourceTest {
     assert(metrics("throttledCalls") == "0" && metrics("retries") == "0")
     assert(metrics.contains("maxMillisBehindLatest") && metrics("minMillisBehindLatest").toLong >= 0)
   }
+
+  test("the scan node carries records and bytes read, and ranges re-read, in the Spark UI's SQL metrics") {
+    val stream = newStreamName("uimetrics")
+    kinesis.createStream(stream, 2)
+    kinesis.putAll(stream, (1 to 8).map(i => (s"k$i", s"value-$i")))
+    val query = new Collector().start(kinesisReader(stream, "initialPosition" -> "trim_horizon"), newCheckpoint(),
+      Trigger.AvailableNow())
+    assert(query.awaitTermination(120000))
+    val plan = query.asInstanceOf[org.apache.spark.sql.execution.streaming.runtime.StreamingQueryWrapper] // Spark 4.2 internals
+      .streamingQuery.lastExecution.executedPlan
+    val metrics = plan.collectLeaves().flatMap(_.metrics).toMap
+    assert(metrics("kinesisRecordsRead").value == 8)
+    assert(metrics("kinesisBytesRead").value == (1 to 8).map(i => s"k$i".length + s"value-$i".length).sum)
+    assert(metrics("kinesisRangesReRead").value == 0, "the batch should read what its fetch buffered")
+  }
 }
