@@ -2,17 +2,23 @@ package io.github.sparkkinesis.it
 
 import scala.jdk.CollectionConverters._
 
-import org.apache.spark.sql.streaming.Trigger
+import org.apache.spark.sql.streaming.{StreamingQuery, Trigger}
 import org.scalatest.funsuite.AnyFunSuite
 
 class SourceMetricsSuite extends AnyFunSuite with SourceTest {
-  test("progress reports what the source fetched, shard counts, lag and Kinesis calls") {
+  /** Reads `records` from a fresh 2-shard stream with Trigger.AvailableNow; returns the finished query. */
+  private def drained(records: Seq[(String, String)]): StreamingQuery = {
     val stream = newStreamName("metrics")
     kinesis.createStream(stream, 2)
-    kinesis.putAll(stream, (1 to 25).map(i => (s"k$i", s"v$i")))
+    kinesis.putAll(stream, records)
     val query = new Collector().start(kinesisReader(stream, "initialPosition" -> "trim_horizon"), newCheckpoint(),
       Trigger.AvailableNow())
     assert(query.awaitTermination(120000))
+    query
+  }
+
+  test("progress reports what the source fetched, shard counts, lag and Kinesis calls") {
+    val query = drained((1 to 25).map(i => (s"k$i", s"v$i")))
     val withData = query.recentProgress.filter(_.numInputRows > 0)
     assert(withData.map(_.numInputRows).sum == 25)
     val metrics = withData.head.sources.head.metrics.asScala
@@ -25,12 +31,7 @@ class SourceMetricsSuite extends AnyFunSuite with SourceTest {
   }
 
   test("the scan node carries records and bytes read, and ranges re-read, in the Spark UI's SQL metrics") {
-    val stream = newStreamName("uimetrics")
-    kinesis.createStream(stream, 2)
-    kinesis.putAll(stream, (1 to 8).map(i => (s"k$i", s"value-$i")))
-    val query = new Collector().start(kinesisReader(stream, "initialPosition" -> "trim_horizon"), newCheckpoint(),
-      Trigger.AvailableNow())
-    assert(query.awaitTermination(120000))
+    val query = drained((1 to 8).map(i => (s"k$i", s"value-$i")))
     val plan = query.asInstanceOf[org.apache.spark.sql.execution.streaming.runtime.StreamingQueryWrapper] // Spark 4.2 internals
       .streamingQuery.lastExecution.executedPlan
     val metrics = plan.collectLeaves().flatMap(_.metrics).toMap

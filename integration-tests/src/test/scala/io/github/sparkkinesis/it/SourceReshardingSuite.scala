@@ -1,6 +1,6 @@
 package io.github.sparkkinesis.it
 
-import org.apache.spark.sql.streaming.Trigger
+import org.apache.spark.sql.streaming.{StreamingQuery, Trigger}
 import org.scalatest.funsuite.AnyFunSuite
 
 /** Splits and merges while a query runs: every record once, and every key's records in the order they were put. */
@@ -17,13 +17,18 @@ class SourceReshardingSuite extends AnyFunSuite with SourceTest {
     }
   }
 
+  /** A running query over `stream` from its trim horizon, collecting what it reads. */
+  private def reading(stream: String): (Collector, StreamingQuery) = {
+    val collector = new Collector
+    (collector, collector.start(kinesisReader(stream, "initialPosition" -> "trim_horizon"), newCheckpoint(),
+      Trigger.ProcessingTime(100)))
+  }
+
   test("a split while the query runs: parent read to its end, children after it, order per key kept") {
     val stream = newStreamName("split")
     kinesis.createStream(stream, 1)
     val parent = kinesis.shardIds(stream).head
-    val collector = new Collector
-    val query = collector.start(kinesisReader(stream, "initialPosition" -> "trim_horizon"), newCheckpoint(),
-      Trigger.ProcessingTime(100))
+    val (collector, query) = reading(stream)
     try {
       val before = kinesis.putAll(stream, keyed("before", 30))
       eventually("the records before the split to be read") { collector.records.size >= before.size }
@@ -44,9 +49,7 @@ class SourceReshardingSuite extends AnyFunSuite with SourceTest {
     val stream = newStreamName("merge")
     kinesis.createStream(stream, 2)
     val Seq(a, b) = kinesis.shardIds(stream).sorted
-    val collector = new Collector
-    val query = collector.start(kinesisReader(stream, "initialPosition" -> "trim_horizon"), newCheckpoint(),
-      Trigger.ProcessingTime(100))
+    val (collector, query) = reading(stream)
     try {
       val before = kinesis.putAll(stream, keyed("before", 30))
       eventually("the records before the merge to be read") { collector.records.size >= before.size }
