@@ -1,0 +1,43 @@
+package io.github.sparkkinesis
+
+import java.util
+
+import scala.jdk.CollectionConverters._
+
+import io.github.sparkkinesis.options.{KinesisOption, KinesisOptions, OptionReader}
+
+/**
+ * What the source and sink builders share: each `with...` method sets options of the table in
+ * [[options.KinesisOptions]], `options()` is exactly the map the builder applies, and builders are immutable.
+ */
+trait KinesisBuilder[B <: KinesisBuilder[B]] {
+  import KinesisOptions._
+
+  protected def settings: Map[String, String]
+  protected def withSettings(settings: Map[String, String]): B
+
+  /** Keys are case-insensitive, as Spark matches them: a later setting replaces an earlier one in any case. */
+  protected def set(option: KinesisOption, value: Any): B = withOption(option.key, value.toString)
+
+  def withRegion(region: String): B = set(Region, region)
+  def withEndpoint(endpoint: String): B = set(Endpoint, endpoint)
+
+  def withCredentials(accessKey: String, secretKey: String): B =
+    set(AwsAccessKey, accessKey).set(AwsSecretKey, secretKey)
+
+  def withCredentials(accessKey: String, secretKey: String, sessionToken: String): B =
+    withCredentials(accessKey, secretKey).set(AwsSessionToken, sessionToken)
+
+  def withProfile(profile: String): B = set(AwsProfile, profile)
+  def withRoleArn(roleArn: String): B = set(RoleArn, roleArn)
+  def withRoleArn(roleArn: String, externalId: String): B = set(RoleArn, roleArn).set(RoleExternalId, externalId)
+
+  /** Any option of the table, by key. */
+  def withOption(key: String, value: String): B =
+    withSettings(settings.filter { case (k, _) => !k.equalsIgnoreCase(key) }.updated(key, value))
+
+  /** The exact options the builder applies. */
+  def options(): util.Map[String, String] = util.Collections.unmodifiableMap(new util.TreeMap[String, String](settings.asJava))
+
+  override def toString: String = s"${getClass.getSimpleName}(${OptionReader.redact(settings)})"
+}

@@ -1,0 +1,59 @@
+package io.github.sparkkinesis
+
+import java.time.Instant
+
+import io.github.sparkkinesis.options.{KinesisOptions, OptionReader}
+import io.github.sparkkinesis.source.SourceConfig
+import org.apache.spark.sql.{DataFrame, SparkSession}
+
+/**
+ * The source's builder (SPEC §4):
+ * {{{
+ *   val events = KinesisSources.kinesis("clicks").withRegion("eu-west-1").withInitialPosition("trim_horizon").build(spark)
+ * }}}
+ * Options are validated when `build` is called, with the same messages as `spark.readStream.option(...)`.
+ */
+object KinesisSources {
+  def kinesis(streamName: String): KinesisSourceBuilder =
+    new KinesisSourceBuilder(Map(KinesisOptions.StreamName.key -> streamName))
+}
+
+final class KinesisSourceBuilder private[sparkkinesis] (protected val settings: Map[String, String])
+  extends KinesisBuilder[KinesisSourceBuilder] {
+  import KinesisOptions._
+
+  override protected def withSettings(settings: Map[String, String]): KinesisSourceBuilder =
+    new KinesisSourceBuilder(settings)
+
+  /** `latest` (the default), `trim_horizon`, `earliest`, or a JSON map of per-shard positions. */
+  def withInitialPosition(position: String): KinesisSourceBuilder = set(InitialPosition, position)
+
+  /** Start at the records that arrived at or after `timestamp`. */
+  def withInitialTimestamp(timestamp: Instant): KinesisSourceBuilder =
+    set(InitialPosition, "at_timestamp").set(InitialTimestamp, timestamp.toEpochMilli)
+
+  def withInitialTimestamp(epochMillis: Long): KinesisSourceBuilder = withInitialTimestamp(Instant.ofEpochMilli(epochMillis))
+
+  def withMaxRecordsPerFetch(records: Int): KinesisSourceBuilder = set(MaxRecordsPerFetch, records)
+  def withMaxFetchRate(megabytesPerSecond: Double): KinesisSourceBuilder = set(MaxFetchRate, megabytesPerSecond)
+  /** Durations in Spark's syntax: `200ms`, `10s`, `1min`. */
+  def withMinFetchPeriod(period: String): KinesisSourceBuilder = set(MinFetchPeriod, period)
+  def withMaxFetchDuration(duration: String): KinesisSourceBuilder = set(MaxFetchDuration, duration)
+  def withMaxRecordsPerTrigger(records: Long): KinesisSourceBuilder = set(MaxRecordsPerTrigger, records)
+  def withMaxBytesPerTrigger(bytes: Long): KinesisSourceBuilder = set(MaxBytesPerTrigger, bytes)
+  def withShardsPerTask(shards: Int): KinesisSourceBuilder = set(ShardsPerTask, shards)
+  def withShardFetchInterval(interval: String): KinesisSourceBuilder = set(ShardFetchInterval, interval)
+  def withFailOnDataLoss(fail: Boolean): KinesisSourceBuilder = set(FailOnDataLoss, fail)
+
+  /** A streaming DataFrame of the source schema. */
+  def build(spark: SparkSession): DataFrame = {
+    SourceConfig(OptionReader(settings))
+    spark.readStream.format(KinesisProvider.ShortName).options(settings).load()
+  }
+
+  /** A batch DataFrame: the records from the initial position up to the tip when the read is planned. */
+  def buildBatch(spark: SparkSession): DataFrame = {
+    SourceConfig(OptionReader(settings))
+    spark.read.format(KinesisProvider.ShortName).options(settings).load()
+  }
+}
