@@ -32,6 +32,7 @@ final case class FetchResult(
  */
 object FetchJob {
   private val JobDescription = "spark.job.description"
+  val NearTipMillis = 1000L
 
   /** How Spark names an executor in preferred locations. */
   def executorLocation(): String = {
@@ -107,10 +108,14 @@ object FetchJob {
           // reader's position past them, so the next fetch resumes after the last admitted record.
           s.buffer.reader.rewindTo(s.buffer.records.lastOption.map(_.position).getOrElse(s.buffer.from))
         }
-        if (cutoffHit || (admitted.size == poll.records.size && (poll.ended || poll.millisBehindLatest == 0))) {
+        val atTip = poll.ended || poll.millisBehindLatest == 0
+        if (cutoffHit || (admitted.size == poll.records.size && atTip)) {
           s.done = true
           s.caughtUp = true
         }
+        // Streaming: a shard within a second of its tip has given this batch what it has; waiting for more would
+        // only delay the batch (with AvailableNow and batch reads, "done" must mean the tip or the cut-off).
+        if (cutoffMillis.isEmpty && poll.records.nonEmpty && poll.millisBehindLatest <= FetchJob.NearTipMillis) s.done = true
         if (s.records >= s.request.maxRecords || s.bytes >= s.request.maxBytes) s.done = true
       }
     }
