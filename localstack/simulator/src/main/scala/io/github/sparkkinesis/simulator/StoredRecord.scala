@@ -1,0 +1,7 @@
+package io.github.sparkkinesis.simulator
+
+/** A record as a shard keeps it; immutable, so responses can be encoded outside the state lock. */
+final class StoredRecord(val counter: Long, val arrivalMillis: Long, val partitionKey: String, val data: Array[Byte]) {
+  /** What counts against quotas and size limits on AWS: payload plus partition key. */
+  def size: Int = data.length + partitionKey.length
+}

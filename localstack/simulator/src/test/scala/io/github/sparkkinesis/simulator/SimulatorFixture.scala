@@ -1,0 +1,69 @@
+package io.github.sparkkinesis.simulator
+
+import java.net.URI
+import java.time.Duration
+import java.util.UUID
+
+import org.scalatest.{BeforeAndAfterAll, BeforeAndAfterEach, Suite}
+import software.amazon.awssdk.auth.credentials.{AwsBasicCredentials, StaticCredentialsProvider}
+import software.amazon.awssdk.awscore.retry.AwsRetryStrategy
+import software.amazon.awssdk.core.client.config.ClientOverrideConfiguration
+import software.amazon.awssdk.http.apache5.Apache5HttpClient
+import software.amazon.awssdk.regions.Region
+import software.amazon.awssdk.services.kinesis.KinesisClient
+import software.amazon.awssdk.services.kinesis.model.{CreateStreamRequest, ListShardsRequest}
+
+import scala.jdk.CollectionConverters._
+
+/**
+ * One in-process simulator per suite and a plain AWS SDK v2 client for it (CBOR, the SDK's default for Kinesis),
+ * with retries off so every quota and fault reaches the test as the SDK reports it. Faults, quotas and counters
+ * are reset between tests through the admin API, the way an external test drives the simulator.
+ */
+trait SimulatorFixture extends BeforeAndAfterAll with BeforeAndAfterEach { this: Suite =>
+  private var serverOpt: Option[SimulatorServer] = None
+  private var clientOpt: Option[KinesisClient] = None
+
+  def server: SimulatorServer = serverOpt.getOrElse(throw new IllegalStateException("simulator not started"))
+  def kinesis: KinesisClient = clientOpt.getOrElse(throw new IllegalStateException("simulator not started"))
+  lazy val admin: AdminClient = new AdminClient(server.endpoint)
+
+  /** Quotas start off so a test only meets the ones it switches on. */
+  protected def initialSettings: Settings = Settings(quotas = QuotaSettings.off)
+
+  def newStreamName(prefix: String = "sim"): String = s"$prefix-${UUID.randomUUID().toString.take(8)}"
+
+  def client(endpoint: URI, timeout: Duration = Duration.ofSeconds(10)): KinesisClient = KinesisClient.builder()
+    .endpointOverride(endpoint)
+    .region(Region.US_EAST_1)
+    .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")))
+    .httpClientBuilder(Apache5HttpClient.builder().socketTimeout(timeout))
+    .overrideConfiguration(ClientOverrideConfiguration.builder()
+      .retryStrategy(AwsRetryStrategy.doNotRetry())
+      .apiCallAttemptTimeout(timeout).build())
+    .build()
+
+  def createStream(name: String, shards: Int): Seq[String] = {
+    kinesis.createStream(CreateStreamRequest.builder().streamName(name).shardCount(shards).build())
+    kinesis.listShards(ListShardsRequest.builder().streamName(name).build()).shards().asScala.map(_.shardId()).toSeq
+  }
+
+  override protected def beforeAll(): Unit = {
+    super.beforeAll()
+    serverOpt = Some(SimulatorServer.start(new Simulator(initialSettings)))
+    clientOpt = Some(client(server.endpoint))
+  }
+
+  override protected def beforeEach(): Unit = {
+    super.beforeEach()
+    admin.clearFaults()
+    admin.putSettings(AdminJsonText.settings(initialSettings))
+    admin.resetCounters()
+  }
+
+  override protected def afterAll(): Unit =
+    try {
+      clientOpt.foreach(_.close())
+      serverOpt.foreach(_.close())
+    } finally super.afterAll()
+}
