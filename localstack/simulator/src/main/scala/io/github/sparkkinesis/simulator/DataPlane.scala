@@ -64,7 +64,7 @@ final class DataPlane(sim: Simulator) {
     sim.trim(stream, now)
     val shard = stream.route(e.hash)
     val record = append(stream, shard, e, now).getOrElse(throw KinesisError.throughput(throttledMessage(stream, shard)))
-    obj("ShardId" -> Str(shard.id), "SequenceNumber" -> Str(SequenceNumbers.format(record.counter)),
+    obj("ShardId" -> Str(shard.id), "SequenceNumber" -> Str(record.sequenceNumber),
       "EncryptionType" -> Str("NONE"))
   }
 
@@ -88,7 +88,7 @@ final class DataPlane(sim: Simulator) {
         sim.counters.shard(stream.name, shard.id).failedPutRecords += 1
         obj("ErrorCode" -> Str("InternalFailure"), "ErrorMessage" -> Str("Internal service failure."))
       } else append(stream, shard, e, now) match {
-        case Some(r) => obj("SequenceNumber" -> Str(SequenceNumbers.format(r.counter)), "ShardId" -> Str(shard.id))
+        case Some(r) => obj("SequenceNumber" -> Str(r.sequenceNumber), "ShardId" -> Str(shard.id))
         case None =>
           failed += 1
           obj("ErrorCode" -> Str("ProvisionedThroughputExceededException"),
@@ -175,11 +175,7 @@ final class DataPlane(sim: Simulator) {
     val behind = if (end < log.size) now - log(end).arrivalMillis else 0L
     val children = if (atEndOfClosed) Some(Arr(shard.childIds.flatMap(stream.shard).map(ShardViews.child))) else None
     obj(
-      "Records" -> Arr(records.map(r => obj(
-        "SequenceNumber" -> Str(SequenceNumbers.format(r.counter)),
-        "ApproximateArrivalTimestamp" -> Timestamp(r.arrivalMillis),
-        "Data" -> Blob(r.data),
-        "PartitionKey" -> Str(r.partitionKey)))),
+      "Records" -> Records(records),
       "NextShardIterator" -> next,
       "MillisBehindLatest" -> Num(behind),
       "ChildShards" -> children

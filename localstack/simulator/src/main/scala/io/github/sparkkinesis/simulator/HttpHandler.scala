@@ -2,6 +2,7 @@ package io.github.sparkkinesis.simulator
 
 import java.util.UUID
 import java.util.concurrent.TimeUnit
+import java.util.concurrent.atomic.AtomicLong
 
 import io.netty.buffer.Unpooled
 import io.netty.channel.{ChannelFutureListener, ChannelHandlerContext, ChannelOption, SimpleChannelInboundHandler}
@@ -12,8 +13,9 @@ import io.netty.handler.codec.http._
  * fault rules had their say. Work runs on the connection's event loop; a delayed or hung answer is scheduled on it,
  * never slept on, so one slow connection does not hold up the others.
  */
-final class HttpHandler(sim: Simulator, api: KinesisApi, admin: AdminApi) extends SimpleChannelInboundHandler[FullHttpRequest] {
+final class HttpHandler(sim: Simulator, api: KinesisApi, admin: AdminApi, requestIds: AtomicLong) extends SimpleChannelInboundHandler[FullHttpRequest] {
   private val TargetPrefix = "Kinesis_20131202."
+  private val requestIdPrefix = UUID.randomUUID().toString
 
   override def channelRead0(ctx: ChannelHandlerContext, request: FullHttpRequest): Unit = {
     val body = new Array[Byte](request.content().readableBytes())
@@ -88,7 +90,7 @@ final class HttpHandler(sim: Simulator, api: KinesisApi, admin: AdminApi) extend
     val headers = response.headers()
     headers.set(HttpHeaderNames.CONTENT_TYPE, contentType)
     headers.setInt(HttpHeaderNames.CONTENT_LENGTH, body.length)
-    headers.set("x-amzn-RequestId", UUID.randomUUID().toString)
+    headers.set("x-amzn-RequestId", s"$requestIdPrefix-${requestIds.incrementAndGet()}")
     errorType.foreach(t => headers.set("x-amzn-ErrorType", t))
     if (keepAlive) {
       headers.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE)

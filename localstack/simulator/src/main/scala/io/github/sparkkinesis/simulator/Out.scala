@@ -17,6 +17,8 @@ object Out {
   final case class Bool(value: Boolean) extends Out
   final case class Blob(value: Array[Byte]) extends Out
   final case class Timestamp(millis: Long) extends Out
+  /** GetRecords' records, written straight from the stored ones: the one large response, kept allocation-free. */
+  final case class Records(records: IndexedSeq[StoredRecord]) extends Out
 
   /** An object without the fields given as None, as AWS leaves absent members out. */
   def obj(fields: (String, Option[Out])*): Obj = Obj(fields.collect { case (k, Some(v)) => k -> v })

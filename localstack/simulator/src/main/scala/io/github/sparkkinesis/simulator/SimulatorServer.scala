@@ -31,6 +31,7 @@ object SimulatorServer {
   def start(simulator: Simulator, port: Int = 0, threads: Int = 2): SimulatorServer = {
     val api = new KinesisApi(simulator)
     val admin = new AdminApi(simulator)
+    val requestIds = new java.util.concurrent.atomic.AtomicLong
     val boss = new NioEventLoopGroup(1)
     val workers = new NioEventLoopGroup(threads)
     try {
@@ -43,7 +44,7 @@ object SimulatorServer {
           override def initChannel(ch: SocketChannel): Unit = ch.pipeline()
             .addLast(new HttpServerCodec())
             .addLast(new HttpObjectAggregator(MaxRequestBytes))
-            .addLast(new HttpHandler(simulator, api, admin))
+            .addLast(new HttpHandler(simulator, api, admin, requestIds))
         })
         .bind(new InetSocketAddress("127.0.0.1", port)).sync().channel()
       new SimulatorServer(simulator, channel, Seq(boss, workers))

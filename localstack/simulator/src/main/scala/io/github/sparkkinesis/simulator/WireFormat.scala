@@ -48,6 +48,18 @@ sealed abstract class WireFormat(val contentType: String, factory: JsonFactory) 
     case Out.Bool(b) => gen.writeBoolean(b)
     case Out.Blob(b) => gen.writeBinary(b)
     case Out.Timestamp(ms) => writeTimestamp(gen, ms)
+    case Out.Records(records) =>
+      gen.writeStartArray()
+      records.foreach { r =>
+        gen.writeStartObject()
+        gen.writeStringField("SequenceNumber", r.sequenceNumber)
+        gen.writeFieldName("ApproximateArrivalTimestamp")
+        writeTimestamp(gen, r.arrivalMillis)
+        gen.writeBinaryField("Data", r.data)
+        gen.writeStringField("PartitionKey", r.partitionKey)
+        gen.writeEndObject()
+      }
+      gen.writeEndArray()
   }
 }
 

@@ -1,15 +1,8 @@
 package io.github.sparkkinesis.simulator
 
-import java.net.URI
-import java.time.Duration
 import java.util.UUID
 
 import org.scalatest.{BeforeAndAfterAll, BeforeAndAfterEach, Suite}
-import software.amazon.awssdk.auth.credentials.{AwsBasicCredentials, StaticCredentialsProvider}
-import software.amazon.awssdk.awscore.retry.AwsRetryStrategy
-import software.amazon.awssdk.core.client.config.ClientOverrideConfiguration
-import software.amazon.awssdk.http.apache5.Apache5HttpClient
-import software.amazon.awssdk.regions.Region
 import software.amazon.awssdk.services.kinesis.KinesisClient
 import software.amazon.awssdk.services.kinesis.model.{CreateStreamRequest, ListShardsRequest}
 
@@ -33,16 +26,6 @@ trait SimulatorFixture extends BeforeAndAfterAll with BeforeAndAfterEach { this:
 
   def newStreamName(prefix: String = "sim"): String = s"$prefix-${UUID.randomUUID().toString.take(8)}"
 
-  def client(endpoint: URI, timeout: Duration = Duration.ofSeconds(10)): KinesisClient = KinesisClient.builder()
-    .endpointOverride(endpoint)
-    .region(Region.US_EAST_1)
-    .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")))
-    .httpClientBuilder(Apache5HttpClient.builder().socketTimeout(timeout))
-    .overrideConfiguration(ClientOverrideConfiguration.builder()
-      .retryStrategy(AwsRetryStrategy.doNotRetry())
-      .apiCallAttemptTimeout(timeout).build())
-    .build()
-
   def createStream(name: String, shards: Int): Seq[String] = {
     kinesis.createStream(CreateStreamRequest.builder().streamName(name).shardCount(shards).build())
     kinesis.listShards(ListShardsRequest.builder().streamName(name).build()).shards().asScala.map(_.shardId()).toSeq
@@ -51,7 +34,7 @@ trait SimulatorFixture extends BeforeAndAfterAll with BeforeAndAfterEach { this:
   override protected def beforeAll(): Unit = {
     super.beforeAll()
     serverOpt = Some(SimulatorServer.start(new Simulator(initialSettings)))
-    clientOpt = Some(client(server.endpoint))
+    clientOpt = Some(SdkClients.kinesis(server.endpoint))
   }
 
   override protected def beforeEach(): Unit = {

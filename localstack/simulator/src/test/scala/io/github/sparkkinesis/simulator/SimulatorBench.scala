@@ -1,0 +1,84 @@
+package io.github.sparkkinesis.simulator
+
+import java.net.URI
+import java.util.concurrent.atomic.LongAdder
+
+import software.amazon.awssdk.core.SdkBytes
+import software.amazon.awssdk.services.kinesis.KinesisClient
+import software.amazon.awssdk.services.kinesis.model._
+
+import scala.jdk.CollectionConverters._
+
+/**
+ * Throughput of the simulator through the raw AWS SDK v2 (CBOR, sync Apache 5 client): writers loop PutRecords
+ * of 500 records of 100 bytes while a reader loops GetRecords over every shard, quotas off. Prints records/s
+ * written and read. `make bench-simulator` runs it; arguments: [seconds] [writers] [shards] [endpoint].
+ * Without an endpoint it starts an in-process simulator, which shares the machine's cores with the client.
+ */
+object SimulatorBench {
+  private val RecordBytes = 100
+  private val BatchSize = 500
+
+  def main(args: Array[String]): Unit = {
+    val seconds = args.lift(0).map(_.toInt).getOrElse(10)
+    val writers = args.lift(1).map(_.toInt).getOrElse(2)
+    val shards = args.lift(2).map(_.toInt).getOrElse(4)
+    val external = args.lift(3).map(URI.create)
+    val server = if (external.isEmpty) Some(SimulatorServer.start(new Simulator(Settings(quotas = QuotaSettings.off)))) else None
+    val endpoint = external.getOrElse(server.get.endpoint)
+    val client = SdkClients.kinesis(endpoint)
+    try run(client, seconds, writers, shards, endpoint)
+    finally { client.close(); server.foreach(_.close()) }
+  }
+
+  private def run(client: KinesisClient, seconds: Int, writers: Int, shards: Int, endpoint: URI): Unit = {
+    val stream = s"bench-${System.nanoTime()}"
+    client.createStream(CreateStreamRequest.builder().streamName(stream).shardCount(shards).build())
+    val shardIds = client.listShards(ListShardsRequest.builder().streamName(stream).build()).shards().asScala.map(_.shardId())
+    val payload = SdkBytes.fromByteArray(Array.fill[Byte](RecordBytes)(7))
+    val written = new LongAdder
+    val read = new LongAdder
+    @volatile var running = true
+
+    val writerThreads = (0 until writers).map { w =>
+      new Thread(() => {
+        var n = 0L
+        while (running) {
+          val batch = (0 until BatchSize).map { i =>
+            PutRecordsRequestEntry.builder().partitionKey(s"$w-${n + i}").data(payload).build()
+          }.asJava
+          n += BatchSize
+          val response = client.putRecords(PutRecordsRequest.builder().streamName(stream).records(batch).build())
+          written.add(BatchSize - response.failedRecordCount().longValue())
+        }
+      }, s"writer-$w")
+    }
+    val reader = new Thread(() => {
+      val iterators = scala.collection.mutable.Map(shardIds.toSeq.map { id =>
+        id -> client.getShardIterator(GetShardIteratorRequest.builder().streamName(stream).shardId(id)
+          .shardIteratorType(ShardIteratorType.TRIM_HORIZON).build()).shardIterator()
+      }: _*)
+      while (running) shardIds.foreach { id =>
+        val response = client.getRecords(GetRecordsRequest.builder().shardIterator(iterators(id)).build())
+        read.add(response.records().size().toLong)
+        iterators(id) = response.nextShardIterator()
+      }
+    }, "reader")
+
+    val threads = writerThreads :+ reader
+    threads.foreach(_.start())
+    // Warm-up: the JIT and connection pools settle before the measured window starts.
+    Thread.sleep(3000)
+    val (w0, r0, t0) = (written.sum(), read.sum(), System.nanoTime())
+    Thread.sleep(seconds * 1000L)
+    val (w1, r1, t1) = (written.sum(), read.sum(), System.nanoTime())
+    running = false
+    threads.foreach(_.join())
+    val elapsed = (t1 - t0) / 1e9
+    println(f"simulator bench against $endpoint: $shards shards, $writers writer(s) + 1 reader, " +
+      f"$BatchSize x $RecordBytes-byte records per PutRecords, ${elapsed}%.1f s measured")
+    println(f"  written: ${(w1 - w0) / elapsed}%,.0f records/s")
+    println(f"  read:    ${(r1 - r0) / elapsed}%,.0f records/s")
+    println(f"  total:   ${(w1 - w0 + r1 - r0) / elapsed}%,.0f records/s through the simulator")
+  }
+}
