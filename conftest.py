@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -20,10 +21,10 @@ LAUNCHER = REPO / "localstack" / "kinesis-mock"
 class KinesisMockLauncher:
     """Drives `localstack/kinesis-mock`, the one launcher every test and `make emulator-up` use."""
 
-    def start(self, state_dir: str) -> str:
+    def start(self, state_dir: str, *options: str) -> str:
         """Start kinesis-mock and return its endpoint URL once it is healthy."""
         out = subprocess.run(
-            [str(LAUNCHER), "start", "--state-dir", state_dir], check=True, capture_output=True, text=True,
+            [str(LAUNCHER), "start", "--state-dir", state_dir, *options], check=True, capture_output=True, text=True,
             timeout=120,
         )
         return out.stdout.strip().splitlines()[-1]
@@ -44,9 +45,15 @@ def kinesis_endpoint() -> Iterator[str]:
     if given:
         yield given
         return
-    launcher = KinesisMockLauncher()
-    with tempfile.TemporaryDirectory(prefix="kinesis-mock-") as state_dir:
-        endpoint = launcher.start(state_dir)
+    with launched(KinesisMockLauncher(), "kinesis-mock-") as endpoint:
+        yield endpoint
+
+
+@contextlib.contextmanager
+def launched(launcher: KinesisMockLauncher | SimulatorLauncher, prefix: str, *options: str) -> Iterator[str]:
+    """A server started by its launcher in a temporary state folder, stopped (and the folder removed) on exit."""
+    with tempfile.TemporaryDirectory(prefix=prefix) as state_dir:
+        endpoint = launcher.start(state_dir, *options)
         try:
             yield endpoint
         finally:
@@ -132,13 +139,8 @@ def simulator_launcher() -> SimulatorLauncher:
 @pytest.fixture(scope="session")
 def simulator_endpoint() -> Iterator[str]:
     """A Kinesis simulator started for this session (AWS quotas on); tests change it through `simulator_admin`."""
-    launcher = SimulatorLauncher()
-    with tempfile.TemporaryDirectory(prefix="kinesis-simulator-") as state_dir:
-        endpoint = launcher.start(state_dir)
-        try:
-            yield endpoint
-        finally:
-            launcher.stop(state_dir)
+    with launched(SimulatorLauncher(), "kinesis-simulator-") as endpoint:
+        yield endpoint
 
 
 @pytest.fixture

@@ -2,31 +2,25 @@
 
 from __future__ import annotations
 
-import tempfile
-from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from kinesis_conformance import KINESIS_MOCK, SIMULATOR, Server, kinesis_client
 
 if TYPE_CHECKING:  # the root conftest.py, which pytest loads itself
-    from conftest import SimulatorLauncher
-
-@pytest.fixture(scope="session")
-def conformance_simulator_endpoint(simulator_launcher: SimulatorLauncher) -> Iterator[str]:
-    """A simulator of its own with quotas off: conformance is about the API, not about rates."""
-    with tempfile.TemporaryDirectory(prefix="kinesis-simulator-conformance-") as state_dir:
-        endpoint = simulator_launcher.start(state_dir, "--quotas", "off")
-        try:
-            yield endpoint
-        finally:
-            simulator_launcher.stop(state_dir)
+    from conftest import SimulatorAdmin
 
 
 @pytest.fixture(params=[KINESIS_MOCK, SIMULATOR])
 def server(request: pytest.FixtureRequest) -> Server:
-    endpoint_fixture = "kinesis_endpoint" if request.param == KINESIS_MOCK else "conformance_simulator_endpoint"
-    endpoint: str = request.getfixturevalue(endpoint_fixture)
+    if request.param == KINESIS_MOCK:
+        endpoint: str = request.getfixturevalue("kinesis_endpoint")
+    else:
+        # Conformance is about the API, not about rates: the session simulator runs with its quotas off here
+        # (simulator_admin puts them back after the test).
+        admin: SimulatorAdmin = request.getfixturevalue("simulator_admin")
+        admin.quotas(enabled=False)
+        endpoint = admin.endpoint
     return Server(request.param, endpoint, kinesis_client(endpoint))
 
 

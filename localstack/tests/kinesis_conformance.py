@@ -86,3 +86,16 @@ def read_all(server: Server, it: str) -> list[dict[str, Any]]:
 def owner(shards: list[dict[str, Any]], hash_key: int) -> str:
     return next(s["ShardId"] for s in shards
                 if int(s["HashKeyRange"]["StartingHashKey"]) <= hash_key <= int(s["HashKeyRange"]["EndingHashKey"]))
+
+
+def await_error(call: Any, code: str, timeout: float = 30) -> None:
+    """Repeats a call until it fails with the given error code: deletion may take effect asynchronously."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            call()
+        except ClientError as e:
+            assert e.response["Error"]["Code"] == code, e.response["Error"]
+            return
+        assert time.monotonic() < deadline, f"still no {code} after {timeout} s"
+        time.sleep(0.05)

@@ -7,7 +7,7 @@ import time
 
 import pytest
 from botocore.exceptions import ClientError
-from kinesis_conformance import MAX_HASH, Server, error_code
+from kinesis_conformance import await_error, MAX_HASH, Server, error_code
 
 
 def test_create_describe_delete(server: Server) -> None:
@@ -25,15 +25,7 @@ def test_create_describe_delete(server: Server) -> None:
     assert error_code(again) == "ResourceInUseException"
 
     server.client.delete_stream(StreamName=name)
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            server.client.describe_stream_summary(StreamName=name)
-        except ClientError as e:
-            assert e.response["Error"]["Code"] == "ResourceNotFoundException"
-            break
-        assert time.monotonic() < deadline, "the stream was not deleted"
-        time.sleep(0.05)
+    await_error(lambda: server.client.describe_stream_summary(StreamName=name), "ResourceNotFoundException")
 
 
 def test_missing_stream_is_resource_not_found(server: Server) -> None:
