@@ -106,6 +106,10 @@ class SimulatorAdmin:
         """Replaces the fault rules, e.g. faults({"kind": "http500", "operations": ["GetRecords"]}, seed=7)."""
         return self.call("PUT", "faults", {"rules": list(rules), **({"seed": seed} if seed is not None else {})})
 
+    def fault_state(self) -> dict[str, Any]:
+        """The seed and the rules, each with how often it fired."""
+        return self.call("GET", "faults")
+
     def clear_faults(self) -> dict[str, Any]:
         return self.call("DELETE", "faults")
 

@@ -22,7 +22,7 @@ def kinesis_client(endpoint: str) -> Any:
     return boto3.client(
         "kinesis", endpoint_url=endpoint, region_name="us-east-1",
         aws_access_key_id="test", aws_secret_access_key="test",
-        config=Config(retries={"max_attempts": 1, "mode": "standard"}, parameter_validation=False,
+        config=Config(retries={"total_max_attempts": 1, "mode": "standard"}, parameter_validation=False,
                       connect_timeout=5, read_timeout=30),
     )
 
@@ -84,7 +84,7 @@ def read_all(server: Server, it: str) -> list[dict[str, Any]]:
 
 
 def owner(shards: list[dict[str, Any]], hash_key: int) -> str:
-    return next(s["ShardId"] for s in shards
+    return next(str(s["ShardId"]) for s in shards
                 if int(s["HashKeyRange"]["StartingHashKey"]) <= hash_key <= int(s["HashKeyRange"]["EndingHashKey"]))
 
 

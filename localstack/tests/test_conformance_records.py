@@ -33,7 +33,7 @@ def test_sequence_numbers_increase_per_shard(server: Server) -> None:
 
 def test_put_records_answers_per_record_in_order(server: Server) -> None:
     name = server.new_stream(2)
-    entries = [{"PartitionKey": f"k{i}", "Data": f"payload-{i}".encode()} for i in range(50)]
+    entries: list[dict[str, Any]] = [{"PartitionKey": f"k{i}", "Data": f"payload-{i}".encode()} for i in range(50)]
     response = server.client.put_records(StreamName=name, Records=entries)
     assert response["FailedRecordCount"] == 0
     assert len(response["Records"]) == 50
