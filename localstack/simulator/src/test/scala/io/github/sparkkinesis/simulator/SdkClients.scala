@@ -11,17 +11,18 @@ import software.amazon.awssdk.regions.Region
 import software.amazon.awssdk.services.kinesis.KinesisClient
 
 /**
- * A plain AWS SDK v2 client (CBOR, the SDK's default for Kinesis) with retries off, so every quota and fault
- * reaches the caller as the SDK reports it, and explicit timeouts, so a hung call ends.
+ * A plain AWS SDK v2 client (CBOR, the SDK's default for Kinesis), by default with retries off so every quota and
+ * fault reaches the caller as the SDK reports it, and explicit timeouts, so a hung call ends.
  */
 object SdkClients {
-  def kinesis(endpoint: URI, timeout: Duration = Duration.ofSeconds(10)): KinesisClient = KinesisClient.builder()
-    .endpointOverride(endpoint)
-    .region(Region.US_EAST_1)
-    .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")))
-    .httpClientBuilder(Apache5HttpClient.builder().socketTimeout(timeout).maxConnections(16))
-    .overrideConfiguration(ClientOverrideConfiguration.builder()
-      .retryStrategy(AwsRetryStrategy.doNotRetry())
-      .apiCallAttemptTimeout(timeout).build())
-    .build()
+  def kinesis(endpoint: URI, timeout: Duration = Duration.ofSeconds(10), retries: Boolean = false): KinesisClient =
+    KinesisClient.builder()
+      .endpointOverride(endpoint)
+      .region(Region.US_EAST_1)
+      .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")))
+      .httpClientBuilder(Apache5HttpClient.builder().socketTimeout(timeout).maxConnections(16))
+      .overrideConfiguration(ClientOverrideConfiguration.builder()
+        .retryStrategy(if (retries) AwsRetryStrategy.standardRetryStrategy() else AwsRetryStrategy.doNotRetry())
+        .apiCallAttemptTimeout(timeout).build())
+      .build()
 }
