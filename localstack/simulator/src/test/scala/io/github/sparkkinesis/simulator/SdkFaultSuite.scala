@@ -25,8 +25,8 @@ class SdkFaultSuite extends AnyFunSuite with SimulatorFixture {
   test("HTTP 500 and 503 reach the SDK as retryable service errors") {
     val stream = newStreamName()
     createStream(stream, 1)
-    admin.setFaults("""{"rules": [{"kind": "http500", "operations": ["PutRecord"], "maxCount": 1},
-                      |{"kind": "http503", "operations": ["PutRecord"], "maxCount": 1}]}""".stripMargin)
+    admin.faults("""[{"kind": "http500", "operations": ["PutRecord"], "maxCount": 1},
+                      |{"kind": "http503", "operations": ["PutRecord"], "maxCount": 1}]""".stripMargin)
     val internal = intercept[KinesisException](put(stream))
     assert(internal.statusCode() == 500 && internal.awsErrorDetails().errorCode() == "InternalFailure")
     val unavailable = intercept[KinesisException](put(stream))
@@ -35,8 +35,8 @@ class SdkFaultSuite extends AnyFunSuite with SimulatorFixture {
     assert(admin.operationCounter("PutRecord", "faults") == 2)
 
     // The SDK's standard retry strategy treats both as retryable: one call, three attempts, success.
-    admin.setFaults("""{"rules": [{"kind": "http500", "operations": ["PutRecord"], "maxCount": 1},
-                      |{"kind": "http503", "operations": ["PutRecord"], "maxCount": 1}]}""".stripMargin)
+    admin.faults("""[{"kind": "http500", "operations": ["PutRecord"], "maxCount": 1},
+                      |{"kind": "http503", "operations": ["PutRecord"], "maxCount": 1}]""".stripMargin)
     val retrying = SdkClients.kinesis(server.endpoint, retries = true)
     try retrying.putRecord(PutRecordRequest.builder().streamName(stream).partitionKey("k")
       .data(SdkBytes.fromUtf8String("x")).build())
@@ -47,7 +47,7 @@ class SdkFaultSuite extends AnyFunSuite with SimulatorFixture {
   test("a connection reset is a client-side IO failure, and the next call works") {
     val stream = newStreamName()
     createStream(stream, 1)
-    admin.setFaults("""{"rules": [{"kind": "reset", "operations": ["PutRecord"], "maxCount": 1}]}""")
+    admin.faults("""[{"kind": "reset", "operations": ["PutRecord"], "maxCount": 1}]""")
     val e = intercept[SdkClientException](put(stream))
     assert(Iterator.iterate[Throwable](e)(_.getCause).takeWhile(_ != null).exists(_.isInstanceOf[IOException]), e)
     put(stream)
@@ -58,7 +58,7 @@ class SdkFaultSuite extends AnyFunSuite with SimulatorFixture {
     createStream(stream, 1)
     val impatient = SdkClients.kinesis(server.endpoint, Duration.ofMillis(500))
     try {
-      admin.setFaults("""{"rules": [{"kind": "hang", "operations": ["DescribeStreamSummary"], "hangMillis": 5000, "maxCount": 1}]}""")
+      admin.faults("""[{"kind": "hang", "operations": ["DescribeStreamSummary"], "hangMillis": 5000, "maxCount": 1}]""")
       intercept[ApiCallAttemptTimeoutException] {
         impatient.describeStreamSummary(DescribeStreamSummaryRequest.builder().streamName(stream).build())
       }
@@ -68,10 +68,10 @@ class SdkFaultSuite extends AnyFunSuite with SimulatorFixture {
   }
 
   test("per-record InternalFailure and throttling inside one PutRecords") {
-    admin.putSettings("""{"quotas": {"enabled": true, "factor": 0.01}}""") // 10 records/s per shard
+    admin.settings("""{"quotas": {"enabled": true, "factor": 0.01}}""") // 10 records/s per shard
     val stream = newStreamName()
     createStream(stream, 1)
-    admin.setFaults("""{"rules": [{"kind": "recordFailure", "partitionKeys": ["poison"]}]}""")
+    admin.faults("""[{"kind": "recordFailure", "partitionKeys": ["poison"]}]""")
     val entries = (Seq("poison") ++ (1 to 19).map(i => s"k$i")).map(k =>
       PutRecordsRequestEntry.builder().partitionKey(k).data(SdkBytes.fromUtf8String(k)).build())
     val response = kinesis.putRecords(PutRecordsRequest.builder().streamName(stream).records(entries.asJava).build())
@@ -83,7 +83,7 @@ class SdkFaultSuite extends AnyFunSuite with SimulatorFixture {
   }
 
   test("read throttling and DescribeStreamSummary limits map to their SDK exceptions") {
-    admin.putSettings("""{"quotas": {"enabled": true, "factor": 0.2}}""") // 1 GetRecords/s, 4 DescribeStreamSummary/s
+    admin.settings("""{"quotas": {"enabled": true, "factor": 0.2}}""") // 1 GetRecords/s, 4 DescribeStreamSummary/s
     val stream = newStreamName()
     val Seq(shard) = createStream(stream, 1)
     val it = kinesis.getShardIterator(GetShardIteratorRequest.builder().streamName(stream).shardId(shard)
@@ -95,9 +95,9 @@ class SdkFaultSuite extends AnyFunSuite with SimulatorFixture {
   }
 
   test("the admin API refuses what it does not know") {
-    val e = intercept[IllegalArgumentException](admin.putSettings("""{"quotas": {"factr": 2}}"""))
+    val e = intercept[IllegalArgumentException](admin.settings("""{"quotas": {"factr": 2}}"""))
     assert(e.getMessage.contains("factr"))
-    intercept[IllegalArgumentException](admin.setFaults("""{"rules": [{"kind": "meteor"}]}"""))
+    intercept[IllegalArgumentException](admin.faults("""[{"kind": "meteor"}]"""))
     intercept[IllegalArgumentException](admin.deleteStream("never-created"))
   }
 }

@@ -2,6 +2,7 @@ package io.github.sparkkinesis.simulator
 
 import java.util.UUID
 
+import com.fasterxml.jackson.databind.ObjectMapper
 import org.scalatest.{BeforeAndAfterAll, BeforeAndAfterEach, Suite}
 import software.amazon.awssdk.services.kinesis.KinesisClient
 import software.amazon.awssdk.services.kinesis.model.{CreateStreamRequest, ListShardsRequest}
@@ -19,7 +20,7 @@ trait SimulatorFixture extends BeforeAndAfterAll with BeforeAndAfterEach { this:
 
   def server: SimulatorServer = serverOpt.getOrElse(throw new IllegalStateException("simulator not started"))
   def kinesis: KinesisClient = clientOpt.getOrElse(throw new IllegalStateException("simulator not started"))
-  lazy val admin: AdminClient = new AdminClient(server.endpoint)
+  lazy val admin: SimulatorAdmin = new SimulatorAdmin(server.endpoint)
 
   /** Quotas start off so a test only meets the ones it switches on. */
   protected def initialSettings: Settings = Settings(quotas = QuotaSettings.off)
@@ -40,7 +41,7 @@ trait SimulatorFixture extends BeforeAndAfterAll with BeforeAndAfterEach { this:
   override protected def beforeEach(): Unit = {
     super.beforeEach()
     admin.clearFaults()
-    admin.putSettings(AdminJsonText.settings(initialSettings))
+    admin.settings(AdminJson.settings(new ObjectMapper(), initialSettings).toString)
     admin.resetCounters()
   }
 
