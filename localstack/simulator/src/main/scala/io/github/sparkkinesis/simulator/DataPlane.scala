@@ -81,21 +81,20 @@ final class DataPlane(sim: Simulator) {
     val now = sim.now()
     sim.trim(stream, now)
     var failed = 0
-    val results = entries.map { e =>
+    val results = entries.toIndexedSeq.map { e =>
       val shard = stream.route(e.hash)
       if (sim.faults.failRecord(stream.name, e.partitionKey)) {
         failed += 1
         sim.counters.shard(stream.name, shard.id).failedPutRecords += 1
-        obj("ErrorCode" -> Str("InternalFailure"), "ErrorMessage" -> Str("Internal service failure."))
+        Failed("InternalFailure", "Internal service failure.")
       } else append(stream, shard, e, now) match {
-        case Some(r) => obj("SequenceNumber" -> Str(r.sequenceNumber), "ShardId" -> Str(shard.id))
+        case Some(r) => Accepted(shard.id, r)
         case None =>
           failed += 1
-          obj("ErrorCode" -> Str("ProvisionedThroughputExceededException"),
-            "ErrorMessage" -> Str(throttledMessage(stream, shard)))
+          Failed("ProvisionedThroughputExceededException", throttledMessage(stream, shard))
       }
     }
-    obj("FailedRecordCount" -> Num(failed), "Records" -> Arr(results), "EncryptionType" -> Str("NONE"))
+    obj("FailedRecordCount" -> Num(failed), "Records" -> PutResults(results), "EncryptionType" -> Str("NONE"))
   }
 
   def getShardIterator(req: Req): Out = {

@@ -19,6 +19,11 @@ object Out {
   final case class Timestamp(millis: Long) extends Out
   /** GetRecords' records, written straight from the stored ones: the one large response, kept allocation-free. */
   final case class Records(records: IndexedSeq[StoredRecord]) extends Out
+  /** PutRecords' per-record results: a shard id and a record, or an error code and message. */
+  final case class PutResults(results: IndexedSeq[PutResult]) extends Out
+  sealed trait PutResult
+  final case class Accepted(shardId: String, record: StoredRecord) extends PutResult
+  final case class Failed(errorCode: String, errorMessage: String) extends PutResult
 
   /** An object without the fields given as None, as AWS leaves absent members out. */
   def obj(fields: (String, Option[Out])*): Obj = Obj(fields.collect { case (k, Some(v)) => k -> v })

@@ -60,6 +60,21 @@ sealed abstract class WireFormat(val contentType: String, factory: JsonFactory) 
         gen.writeEndObject()
       }
       gen.writeEndArray()
+    case Out.PutResults(results) =>
+      gen.writeStartArray()
+      results.foreach { r =>
+        gen.writeStartObject()
+        r match {
+          case Out.Accepted(shardId, record) =>
+            gen.writeStringField("SequenceNumber", record.sequenceNumber)
+            gen.writeStringField("ShardId", shardId)
+          case Out.Failed(code, message) =>
+            gen.writeStringField("ErrorCode", code)
+            gen.writeStringField("ErrorMessage", message)
+        }
+        gen.writeEndObject()
+      }
+      gen.writeEndArray()
   }
 }
 

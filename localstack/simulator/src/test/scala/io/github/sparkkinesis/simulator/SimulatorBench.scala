@@ -12,10 +12,18 @@ import scala.jdk.CollectionConverters._
 /**
  * Throughput of the simulator through the raw AWS SDK v2 (CBOR, sync Apache 5 client): writers loop PutRecords
  * of 500 records of 100 bytes while a reader loops GetRecords over every shard, quotas off. Prints records/s
- * written and read. `make bench-simulator` runs it; arguments: [seconds] [writers] [shards] [endpoint].
- * Without an endpoint it starts an in-process simulator, which shares the machine's cores with the client.
+ * written and read, and for an in-process server how much CPU its threads used: the SDK client, not the server,
+ * is what limits the loop on a 2-core machine. `make bench-simulator` runs it; arguments:
+ * [seconds] [writers] [shards] [endpoint]. Without an endpoint it starts an in-process simulator.
  */
 object SimulatorBench {
+  private val threads = java.lang.management.ManagementFactory.getThreadMXBean
+
+  /** CPU time of the in-process server's Netty threads (zero against an external endpoint). */
+  private def serverCpuNanos(): Long = threads.getAllThreadIds.iterator
+    .filter(id => Option(threads.getThreadInfo(id)).exists(_.getThreadName.startsWith("nioEventLoopGroup")))
+    .map(id => math.max(0L, threads.getThreadCpuTime(id))).sum
+
   private val RecordBytes = 100
   private val BatchSize = 500
 
@@ -40,16 +48,19 @@ object SimulatorBench {
     val read = new LongAdder
     @volatile var running = true
 
+    // Requests are built once and sent again and again: the loop measures the SDK's calls, not its builders.
+    val requests = (0 until 16).map { b =>
+      PutRecordsRequest.builder().streamName(stream).records((0 until BatchSize).map { i =>
+        PutRecordsRequestEntry.builder().partitionKey(s"key-$b-$i").data(payload).build()
+      }.asJava).build()
+    }
     val writerThreads = (0 until writers).map { w =>
       new Thread(() => {
-        var n = 0L
+        var n = w
         while (running) {
-          val batch = (0 until BatchSize).map { i =>
-            PutRecordsRequestEntry.builder().partitionKey(s"$w-${n + i}").data(payload).build()
-          }.asJava
-          n += BatchSize
-          val response = client.putRecords(PutRecordsRequest.builder().streamName(stream).records(batch).build())
+          val response = client.putRecords(requests(n % requests.size))
           written.add(BatchSize - response.failedRecordCount().longValue())
+          n += 1
         }
       }, s"writer-$w")
     }
@@ -69,9 +80,9 @@ object SimulatorBench {
     threads.foreach(_.start())
     // Warm-up: the JIT and connection pools settle before the measured window starts.
     Thread.sleep(3000)
-    val (w0, r0, t0) = (written.sum(), read.sum(), System.nanoTime())
+    val (w0, r0, t0, s0) = (written.sum(), read.sum(), System.nanoTime(), serverCpuNanos())
     Thread.sleep(seconds * 1000L)
-    val (w1, r1, t1) = (written.sum(), read.sum(), System.nanoTime())
+    val (w1, r1, t1, s1) = (written.sum(), read.sum(), System.nanoTime(), serverCpuNanos())
     running = false
     threads.foreach(_.join())
     val elapsed = (t1 - t0) / 1e9
@@ -80,5 +91,10 @@ object SimulatorBench {
     println(f"  written: ${(w1 - w0) / elapsed}%,.0f records/s")
     println(f"  read:    ${(r1 - r0) / elapsed}%,.0f records/s")
     println(f"  total:   ${(w1 - w0 + r1 - r0) / elapsed}%,.0f records/s through the simulator")
+    if (s1 > s0) {
+      val serverSeconds = (s1 - s0) / 1e9
+      println(f"  server:  ${serverSeconds / elapsed * 100}%.0f%% of one core busy; " +
+        f"${(w1 - w0 + r1 - r0) / serverSeconds}%,.0f records (written + read) per second of server CPU")
+    }
   }
 }
