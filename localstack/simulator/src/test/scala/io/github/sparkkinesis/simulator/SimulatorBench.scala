@@ -35,11 +35,28 @@ object SimulatorBench {
     val server = if (external.isEmpty) Some(SimulatorServer.start(new Simulator(Settings(quotas = QuotaSettings.off)))) else None
     val endpoint = external.getOrElse(server.get.endpoint)
     val client = SdkClients.kinesis(endpoint)
-    try run(client, seconds, writers, shards, endpoint)
+    try println(run(client, seconds, writers, shards, warmUpMillis = 3000).report(endpoint))
     finally { client.close(); server.foreach(_.close()) }
   }
 
-  private def run(client: KinesisClient, seconds: Int, writers: Int, shards: Int, endpoint: URI): Unit = {
+  final case class Result(shards: Int, writers: Int, elapsedSeconds: Double, written: Long, read: Long,
+      serverCpuSeconds: Double) {
+    def report(endpoint: URI): String = {
+      val lines = Seq(
+        f"simulator bench against $endpoint: $shards shards, $writers writer(s) + 1 reader, " +
+          f"$BatchSize x $RecordBytes-byte records per PutRecords, $elapsedSeconds%.1f s measured",
+        f"  written: ${written / elapsedSeconds}%,.0f records/s",
+        f"  read:    ${read / elapsedSeconds}%,.0f records/s",
+        f"  total:   ${(written + read) / elapsedSeconds}%,.0f records/s through the simulator")
+      val server = if (serverCpuSeconds > 0) Seq(
+        f"  server:  ${serverCpuSeconds / elapsedSeconds * 100}%.0f%% of one core busy; " +
+          f"${(written + read) / serverCpuSeconds}%,.0f records (written + read) per second of server CPU")
+      else Nil
+      (lines ++ server).mkString("\n")
+    }
+  }
+
+  def run(client: KinesisClient, seconds: Double, writers: Int, shards: Int, warmUpMillis: Long): Result = {
     val stream = s"bench-${System.nanoTime()}"
     client.createStream(CreateStreamRequest.builder().streamName(stream).shardCount(shards).build())
     val shardIds = client.listShards(ListShardsRequest.builder().streamName(stream).build()).shards().asScala.map(_.shardId())
@@ -79,22 +96,12 @@ object SimulatorBench {
     val threads = writerThreads :+ reader
     threads.foreach(_.start())
     // Warm-up: the JIT and connection pools settle before the measured window starts.
-    Thread.sleep(3000)
+    Thread.sleep(warmUpMillis)
     val (w0, r0, t0, s0) = (written.sum(), read.sum(), System.nanoTime(), serverCpuNanos())
-    Thread.sleep(seconds * 1000L)
+    Thread.sleep((seconds * 1000).toLong)
     val (w1, r1, t1, s1) = (written.sum(), read.sum(), System.nanoTime(), serverCpuNanos())
     running = false
     threads.foreach(_.join())
-    val elapsed = (t1 - t0) / 1e9
-    println(f"simulator bench against $endpoint: $shards shards, $writers writer(s) + 1 reader, " +
-      f"$BatchSize x $RecordBytes-byte records per PutRecords, ${elapsed}%.1f s measured")
-    println(f"  written: ${(w1 - w0) / elapsed}%,.0f records/s")
-    println(f"  read:    ${(r1 - r0) / elapsed}%,.0f records/s")
-    println(f"  total:   ${(w1 - w0 + r1 - r0) / elapsed}%,.0f records/s through the simulator")
-    if (s1 > s0) {
-      val serverSeconds = (s1 - s0) / 1e9
-      println(f"  server:  ${serverSeconds / elapsed * 100}%.0f%% of one core busy; " +
-        f"${(w1 - w0 + r1 - r0) / serverSeconds}%,.0f records (written + read) per second of server CPU")
-    }
+    Result(shards, writers, (t1 - t0) / 1e9, w1 - w0, r1 - r0, (s1 - s0) / 1e9)
   }
 }
