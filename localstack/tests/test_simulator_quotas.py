@@ -36,6 +36,8 @@ def test_write_records_per_shard(simulator_admin: SimulatorAdmin, simulator_clie
     assert shard in failed[0]["ErrorMessage"] and name in failed[0]["ErrorMessage"]
     counters = shard_counters(simulator_admin, name, shard)
     assert (counters["putRecords"], counters["throttledPutRecords"]) == (100, 400)
+    formats = simulator_admin.counters()["requestsByFormat"]
+    assert formats["json"] >= 3 and "cbor" not in formats  # boto3 speaks JSON 1.1
 
 
 def test_write_bytes_per_shard(simulator_admin: SimulatorAdmin, simulator_client: Any) -> None:

@@ -94,6 +94,8 @@ object AdminJson {
     val node = mapper.createObjectNode()
     val ops = node.putObject("operations")
     counters.operations.toSeq.sortBy(_._1).foreach { case (op, c) => operation(ops.putObject(op), c) }
+    val formats = node.putObject("requestsByFormat")
+    counters.requestsByFormat.toSeq.sorted.foreach { case (format, n) => formats.put(format, n) }
     val streams = node.putObject("streams")
     def stream(name: String) = Option(streams.get(name).asInstanceOf[ObjectNode]).getOrElse {
       val s = streams.putObject(name); s.putObject("operations"); s.putObject("shards"); s

@@ -31,6 +31,8 @@ final class Counters {
   val operations: mutable.HashMap[String, OperationCounters] = mutable.HashMap.empty
   val streamOperations: mutable.HashMap[(String, String), OperationCounters] = mutable.HashMap.empty
   val shards: mutable.HashMap[(String, String), ShardCounters] = mutable.HashMap.empty
+  /** Kinesis requests by wire format, so a test can tell which encoding its client really spoke. */
+  val requestsByFormat: mutable.HashMap[String, Long] = mutable.HashMap.empty
 
   def operation(op: String): OperationCounters = operations.getOrElseUpdate(op, new OperationCounters)
 
@@ -39,5 +41,10 @@ final class Counters {
 
   def shard(stream: String, shardId: String): ShardCounters = shards.getOrElseUpdate((stream, shardId), new ShardCounters)
 
-  def reset(): Unit = { operations.clear(); streamOperations.clear(); shards.clear() }
+  def request(format: WireFormat): Unit = {
+    val name = if (format.isCbor) "cbor" else "json"
+    requestsByFormat(name) = requestsByFormat.getOrElse(name, 0L) + 1
+  }
+
+  def reset(): Unit = { operations.clear(); streamOperations.clear(); shards.clear(); requestsByFormat.clear() }
 }

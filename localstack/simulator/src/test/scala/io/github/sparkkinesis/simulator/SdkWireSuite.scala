@@ -3,7 +3,12 @@ package io.github.sparkkinesis.simulator
 import java.time.Instant
 
 import org.scalatest.funsuite.AnyFunSuite
+import software.amazon.awssdk.auth.credentials.{AwsBasicCredentials, StaticCredentialsProvider}
 import software.amazon.awssdk.core.SdkBytes
+import software.amazon.awssdk.http.Protocol
+import software.amazon.awssdk.http.nio.netty.NettyNioAsyncHttpClient
+import software.amazon.awssdk.regions.Region
+import software.amazon.awssdk.services.kinesis.KinesisAsyncClient
 import software.amazon.awssdk.services.kinesis.model._
 
 import scala.jdk.CollectionConverters._
@@ -39,6 +44,8 @@ class SdkWireSuite extends AnyFunSuite with SimulatorFixture {
     assert(!arrival.isBefore(before.truncatedTo(java.time.temporal.ChronoUnit.MILLIS)) && !arrival.isAfter(after), arrival)
     assert(got.millisBehindLatest() == 0L)
     assert(got.nextShardIterator() != null)
+    val formats = admin.counters().path("requestsByFormat")
+    assert(formats.path("cbor").asLong() >= 4 && !formats.has("json"), formats)
   }
 
   test("AT_TIMESTAMP sent by the SDK (CBOR tag 1) positions at the first record at or after it") {
@@ -107,6 +114,26 @@ class SdkWireSuite extends AnyFunSuite with SimulatorFixture {
     val shards = kinesis.listShards(ListShardsRequest.builder().streamName(stream).build()).shards().asScala
     assert(children.map(_.shardId()).toSet == shards.filter(_.parentShardId() == parent).map(_.shardId()).toSet)
     assert(shards.find(_.shardId() == parent).get.sequenceNumberRange().endingSequenceNumber() != null)
+  }
+
+  test("the SDK's async client (Netty, HTTP/1.1) puts and reads over keep-alive connections") {
+    val stream = newStreamName()
+    val Seq(shard) = createStream(stream, 1)
+    val async = KinesisAsyncClient.builder()
+      .endpointOverride(server.endpoint)
+      .region(Region.US_EAST_1)
+      .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")))
+      .httpClientBuilder(NettyNioAsyncHttpClient.builder().protocol(Protocol.HTTP1_1))
+      .build()
+    try {
+      val puts = (1 to 20).map(i => async.putRecord(PutRecordRequest.builder().streamName(stream).partitionKey(s"k$i")
+        .data(SdkBytes.fromUtf8String(s"r$i")).build()))
+      puts.foreach(_.join())
+      val it = async.getShardIterator(GetShardIteratorRequest.builder().streamName(stream).shardId(shard)
+        .shardIteratorType(ShardIteratorType.TRIM_HORIZON).build()).join().shardIterator()
+      val records = async.getRecords(GetRecordsRequest.builder().shardIterator(it).build()).join().records().asScala
+      assert(records.map(_.data().asUtf8String()).toSet == (1 to 20).map(i => s"r$i").toSet)
+    } finally async.close()
   }
 
   /** Waits for the wall clock to move past an instant, so two records get distinct arrival times. */
