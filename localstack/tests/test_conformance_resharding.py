@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from typing import Any
-from kinesis_conformance import MAX_HASH, Server, iterator
+
+import pytest
+from botocore.exceptions import ClientError
+from kinesis_conformance import MAX_HASH, Server, error_code, iterator
 
 
 def read_to_end(server: Server, it: str) -> tuple[list[bytes], list[dict[str, Any]]]:
@@ -26,7 +29,13 @@ def test_split(server: Server) -> None:
     server.client.split_shard(StreamName=name, ShardToSplit=parent["ShardId"], NewStartingHashKey=str(middle))
     server.wait_active(name)
     shards = {s["ShardId"]: s for s in server.shards(name)}
-    assert "EndingSequenceNumber" in shards[parent["ShardId"]]["SequenceNumberRange"]
+    parent_range = shards[parent["ShardId"]]["SequenceNumberRange"]
+    if server.name == "kinesis-mock":
+        # kinesis-mock closes a shard with EndingSequenceNumber 2^63 - 1, below its own starting number; on AWS it
+        # is a sequence number of the shard, not below its start.
+        assert parent_range["EndingSequenceNumber"] == str(2**63 - 1)
+    else:
+        assert int(parent_range["EndingSequenceNumber"]) >= int(parent_range["StartingSequenceNumber"])
     children = sorted((s for s in shards.values() if s.get("ParentShardId") == parent["ShardId"]),
                       key=lambda s: int(s["HashKeyRange"]["StartingHashKey"]))
     assert [(c["HashKeyRange"]["StartingHashKey"], c["HashKeyRange"]["EndingHashKey"]) for c in children] == [
@@ -84,3 +93,15 @@ def assert_uniform_open_shards(server: Server, name: str, count: int) -> None:
     assert all(a[1] + 1 == b[0] for a, b in zip(ranges, ranges[1:]))
     width = (MAX_HASH + 1) // count
     assert all(abs((end - start + 1) - width) <= count for start, end in ranges)
+
+
+def test_split_needs_a_hash_key_inside_the_shard(server: Server) -> None:
+    name = server.new_stream(1)
+    parent = server.shards(name)[0]["ShardId"]
+    if server.name == "kinesis-mock":
+        # kinesis-mock splits at the shard's own starting hash key, leaving a child with an empty range.
+        server.client.split_shard(StreamName=name, ShardToSplit=parent, NewStartingHashKey="0")
+    else:
+        with pytest.raises(ClientError) as e:
+            server.client.split_shard(StreamName=name, ShardToSplit=parent, NewStartingHashKey="0")
+        assert error_code(e) == "InvalidArgumentException"
