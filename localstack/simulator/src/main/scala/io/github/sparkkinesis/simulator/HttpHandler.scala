@@ -36,7 +36,7 @@ final class HttpHandler(sim: Simulator, api: KinesisApi, admin: AdminApi, reques
   private def kinesis(ctx: ChannelHandlerContext, keepAlive: Boolean, target: String, contentType: String,
       body: Array[Byte]): Unit = {
     val format = WireFormat.forContentType(contentType)
-    sim.lock.synchronized(sim.counters.request(format))
+    api.countRequest(format)
     val op = if (target.startsWith(TargetPrefix)) target.substring(TargetPrefix.length) else target
     val req = try Right(format.read(body)) catch {
       case e: KinesisError => Left(e)

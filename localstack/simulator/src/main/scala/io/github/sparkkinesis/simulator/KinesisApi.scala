@@ -60,6 +60,8 @@ final class KinesisApi(sim: Simulator) {
     }
   }
 
+  def countRequest(format: WireFormat): Unit = sim.lock.synchronized(sim.counters.request(format))
+
   /** Counts a fault against the operation it hit. */
   def countFault(op: String, stream: Option[String]): Unit = sim.lock.synchronized {
     sim.counters.operation(op).faults += 1
