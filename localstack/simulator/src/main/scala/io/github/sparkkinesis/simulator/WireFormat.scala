@@ -52,7 +52,8 @@ sealed abstract class WireFormat(val contentType: String, factory: JsonFactory) 
       gen.writeStartArray()
       records.foreach { r =>
         gen.writeStartObject()
-        gen.writeStringField("SequenceNumber", r.sequenceNumber)
+        gen.writeFieldName("SequenceNumber")
+        gen.writeUTF8String(r.sequenceNumberBytes, 0, r.sequenceNumberBytes.length)
         gen.writeFieldName("ApproximateArrivalTimestamp")
         writeTimestamp(gen, r.arrivalMillis)
         gen.writeBinaryField("Data", r.data)
@@ -66,7 +67,8 @@ sealed abstract class WireFormat(val contentType: String, factory: JsonFactory) 
         gen.writeStartObject()
         r match {
           case Out.Accepted(shardId, record) =>
-            gen.writeStringField("SequenceNumber", record.sequenceNumber)
+            gen.writeFieldName("SequenceNumber")
+            gen.writeUTF8String(record.sequenceNumberBytes, 0, record.sequenceNumberBytes.length)
             gen.writeStringField("ShardId", shardId)
           case Out.Failed(code, message) =>
             gen.writeStringField("ErrorCode", code)
