@@ -130,7 +130,7 @@ class SimulatorAdmin:
         self.clear_faults()
         self.settings(quotas={"enabled": True, "factor": 1.0, "writeBytes": True, "writeRecords": True,
                               "readCalls": True, "readBytes": True, "listShards": True,
-                              "describeStreamSummary": True},
+                              "describeStreamSummary": True, "getShardIterator": True},
                       iteratorExpiryMillis=300000, retentionMillis=None)
         self.reset_counters()
 

@@ -88,6 +88,15 @@ def test_read_bytes_per_shard(simulator_admin: SimulatorAdmin, simulator_client:
     assert shard_counters(simulator_admin, name, shard)["getRecordsBytes"] == 4 * (800 * 1024 + 1)
 
 
+def test_get_shard_iterator_per_shard(simulator_admin: SimulatorAdmin, simulator_client: Any) -> None:
+    simulator_admin.quotas(factor=0.2)  # 1 call/s per shard
+    name, [shard] = new_stream(simulator_client)
+    codes = [call_code(lambda: iterator_of(simulator_client, name, shard)) for _ in range(4)]
+    assert codes[0] == "ok" and "ProvisionedThroughputExceededException" in codes
+    counters = shard_counters(simulator_admin, name, shard)
+    assert counters["throttledGetShardIteratorCalls"] == codes.count("ProvisionedThroughputExceededException")
+
+
 def test_list_shards_per_stream(simulator_admin: SimulatorAdmin, simulator_client: Any) -> None:
     simulator_admin.quotas(factor=0.1)  # 10 calls/s per stream
     name, _ = new_stream(simulator_client)

@@ -13,6 +13,7 @@ object AdminJson {
     q.put("enabled", s.quotas.enabled).put("factor", s.quotas.factor).put("writeBytes", s.quotas.writeBytes)
       .put("writeRecords", s.quotas.writeRecords).put("readCalls", s.quotas.readCalls).put("readBytes", s.quotas.readBytes)
       .put("listShards", s.quotas.listShards).put("describeStreamSummary", s.quotas.describeStreamSummary)
+      .put("getShardIterator", s.quotas.getShardIterator)
     node.put("iteratorExpiryMillis", s.iteratorExpiryMillis)
     s.retentionMillis match {
       case Some(r) => node.put("retentionMillis", r)
@@ -22,7 +23,7 @@ object AdminJson {
   }
 
   private val quotaFields = Set("enabled", "factor", "writeBytes", "writeRecords", "readCalls", "readBytes",
-    "listShards", "describeStreamSummary")
+    "listShards", "describeStreamSummary", "getShardIterator")
 
   /** The settings with the fields present in `patch` changed; unknown fields are an error, not silently ignored. */
   def patchSettings(s: Settings, patch: JsonNode): Settings = {
@@ -34,7 +35,7 @@ object AdminJson {
       QuotaSettings(flag("enabled", old.enabled), Option(qp.get("factor")).map(_.asDouble()).getOrElse(old.factor),
         flag("writeBytes", old.writeBytes), flag("writeRecords", old.writeRecords), flag("readCalls", old.readCalls),
         flag("readBytes", old.readBytes), flag("listShards", old.listShards),
-        flag("describeStreamSummary", old.describeStreamSummary))
+        flag("describeStreamSummary", old.describeStreamSummary), flag("getShardIterator", old.getShardIterator))
     }.getOrElse(s.quotas)
     val expiry = Option(patch.get("iteratorExpiryMillis")).map(_.asLong()).getOrElse(s.iteratorExpiryMillis)
     val retention = Option(patch.get("retentionMillis")) match {
@@ -110,6 +111,7 @@ object AdminJson {
         .put("getRecordsCalls", c.getRecordsCalls).put("throttledGetRecordsCalls", c.throttledGetRecordsCalls)
         .put("getRecordsRecords", c.getRecordsRecords).put("getRecordsBytes", c.getRecordsBytes)
         .put("getShardIteratorCalls", c.getShardIteratorCalls)
+        .put("throttledGetShardIteratorCalls", c.throttledGetShardIteratorCalls)
     }
     node
   }

@@ -13,6 +13,7 @@ final class ShardCounters {
   var getRecordsRecords: Long = 0
   var getRecordsBytes: Long = 0
   var getShardIteratorCalls: Long = 0
+  var throttledGetShardIteratorCalls: Long = 0
 }
 
 /** Per operation: calls received, answered with an error (throttling included), throttled, hit by a fault. */

@@ -102,7 +102,13 @@ final class DataPlane(sim: Simulator) {
     val shard = sim.shard(stream, req.str("ShardId"))
     val now = sim.now()
     sim.trim(stream, now)
-    sim.counters.shard(stream.name, shard.id).getShardIteratorCalls += 1
+    val counters = sim.counters.shard(stream.name, shard.id)
+    counters.getShardIteratorCalls += 1
+    val quotas = sim.settings.quotas
+    if (quotas.on(quotas.getShardIterator) && !shard.quotaBuckets(quotas, now).getShardIterator.take(1, now)) {
+      counters.throttledGetShardIteratorCalls += 1
+      throw KinesisError.throughput(throttledMessage(stream, shard))
+    }
     val afterTip = shard.endCounter.getOrElse(sim.lastCounter + 1)
     def sequence(): Long = {
       val c = SequenceNumbers.parse(req.optStr("StartingSequenceNumber").getOrElse(throw KinesisError.invalid(

@@ -13,7 +13,8 @@ final case class QuotaSettings(
     readCalls: Boolean = true,
     readBytes: Boolean = true,
     listShards: Boolean = true,
-    describeStreamSummary: Boolean = true) {
+    describeStreamSummary: Boolean = true,
+    getShardIterator: Boolean = true) {
   require(factor > 0, s"quota factor must be positive, got $factor")
 
   def writeBytesPerSecond: Double = QuotaSettings.WriteBytesPerSecond * factor
@@ -22,6 +23,7 @@ final case class QuotaSettings(
   def readBytesPerSecond: Double = QuotaSettings.ReadBytesPerSecond * factor
   def listShardsPerSecond: Double = QuotaSettings.ListShardsPerSecond * factor
   def describeStreamSummaryPerSecond: Double = QuotaSettings.DescribeStreamSummaryPerSecond * factor
+  def getShardIteratorPerSecond: Double = QuotaSettings.GetShardIteratorPerSecond * factor
 
   def on(kind: Boolean): Boolean = enabled && kind
 }
@@ -33,6 +35,7 @@ object QuotaSettings {
   val ReadBytesPerSecond: Double = 2.0 * 1024 * 1024
   val ListShardsPerSecond: Double = 100
   val DescribeStreamSummaryPerSecond: Double = 20
+  val GetShardIteratorPerSecond: Double = 5
 
   val off: QuotaSettings = QuotaSettings(enabled = false)
 }

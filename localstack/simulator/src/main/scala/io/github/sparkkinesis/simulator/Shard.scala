@@ -45,4 +45,5 @@ final class ShardBuckets(settings: QuotaSettings, now: Long) {
   val writeRecords = new TokenBucket(settings.writeRecordsPerSecond, now)
   val readCalls = new TokenBucket(settings.readCallsPerSecond, now)
   val readBytes = new TokenBucket(settings.readBytesPerSecond, now)
+  val getShardIterator = new TokenBucket(settings.getShardIteratorPerSecond, now)
 }
