@@ -4,7 +4,7 @@ import java.util.concurrent.CountDownLatch
 
 /**
  * `java -jar kinesis-simulator.jar [--port P] [--quotas on|off] [--quota-factor F] [--iterator-expiry-ms N]
- * [--retention-ms N] [--seed S] [--threads T]` — runs until TERM. Everything but the port can also be changed
+ * [--retention-ms N] [--seed S] [--threads T]` — runs until TERM. Everything but the port and the threads can also be changed
  * at runtime through the admin API.
  */
 object Main {
