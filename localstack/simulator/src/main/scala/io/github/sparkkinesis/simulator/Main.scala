@@ -4,8 +4,8 @@ import java.util.concurrent.CountDownLatch
 
 /**
  * `java -jar kinesis-simulator.jar [--port P] [--quotas on|off] [--quota-factor F] [--iterator-expiry-ms N]
- * [--retention-ms N] [--seed S] [--threads T]` — runs until TERM. Everything but the port and the threads can also be changed
- * at runtime through the admin API.
+ * [--retention-ms N] [--seed S] [--threads T]` — runs until TERM. Everything but the port and the threads can also
+ * be changed at runtime through the admin API.
  */
 object Main {
   private val usage =
