@@ -66,7 +66,7 @@ python-jar:
 # --- tests ----------------------------------------------------------------------------------------------------
 # One sbt run: unit tests, the published artifact (the --packages test needs it), then the integration tests.
 test: deps
-	SPARK_HOME=$(PYSPARK_HOME) $(SBT) connector/test connector/publishM2 integrationTests/test < /dev/null
+	SPARK_HOME=$(PYSPARK_HOME) $(SBT) connector/test connector/publishM2 $(SIMULATOR_SBT) integrationTests/test < /dev/null
 	$(MAKE) python-jar
 	$(PY) -m pytest -q
 
@@ -99,3 +99,33 @@ bench:
 clean:
 	rm -rf target project/target project/project connector/target integration-tests/target \
 	  python/pyspark_kinesis/jars/*.jar python/build python/dist python/*.egg-info localstack/.run localstack/.run-demo
+
+# --- Kinesis simulator (localstack/simulator): quota-enforcing, fault-injecting test server --------------------
+SIMULATOR     := localstack/kinesis-simulator
+SIMULATOR_JAR := localstack/simulator/target/scala-$(SCALA_BIN)/kinesis-simulator.jar
+# What `make test` adds to its sbt run: the simulator's own tests and its runnable jar (the Python tests need it).
+SIMULATOR_SBT := simulator/test simulator/assembly
+BENCH_ARGS    ?= 10 2 4
+
+.PHONY: simulator-jar simulator-up simulator-down bench-simulator simulator-clean
+
+simulator-jar: $(SBT_LAUNCHER)
+	$(SBT) simulator/assembly < /dev/null
+
+simulator-up:
+	@test -f $(SIMULATOR_JAR) || $(MAKE) simulator-jar >&2
+	@$(SIMULATOR) start
+
+simulator-down:
+	@$(SIMULATOR) stop
+
+# Throughput through the raw AWS SDK v2: BENCH_ARGS = seconds, writer threads, shards[, endpoint].
+bench-simulator: $(SBT_LAUNCHER)
+	$(SBT) "simulator/Test/runMain io.github.sparkkinesis.simulator.SimulatorBench $(BENCH_ARGS)" < /dev/null
+
+python-test: simulator-jar
+
+simulator-clean:
+	rm -rf localstack/simulator/target localstack/.run-simulator
+
+clean: simulator-clean

@@ -41,3 +41,32 @@ lazy val integrationTests = (project in file("integration-tests"))
     ),
     Test / envVars ++= sys.env.filter { case (k, _) => k.startsWith("KINESIS_") || k.startsWith("AWS_") || k == "SPARK_HOME" }
   )
+  .settings(simulatorForIntegrationTests)
+
+// --- Kinesis simulator: a standalone server for tests and benchmarks, never part of the connector jar ----------
+lazy val simulator = (project in file("localstack/simulator"))
+  .settings(
+    name := "kinesis-simulator",
+    publish / skip := true,
+    libraryDependencies ++= simulatorDeps ++ awsSdkForTests :+ scalatest,
+    assembly / assemblyJarName := "kinesis-simulator.jar",
+    assembly / mainClass := Some("io.github.sparkkinesis.simulator.Main"),
+    assembly / test := {},
+    assembly / assemblyMergeStrategy := {
+      case PathList(ps @ _*) if ps.last == "module-info.class" => MergeStrategy.discard
+      case PathList("META-INF", "io.netty.versions.properties") => MergeStrategy.first
+      case x => MergeStrategy.defaultMergeStrategy(x)
+    },
+    Test / unmanagedSourceDirectories += baseDirectory.value / "src" / "admin-client" / "scala",
+    Test / fork := true,
+    Test / javaOptions ++= Seq("-Xmx2g"),
+    // `make bench-simulator` runs the benchmark main from the test sources with this heap.
+    Test / run / fork := true
+  )
+
+// The integration tests start the simulator from the jar the same sbt run builds, and share its admin client.
+lazy val simulatorForIntegrationTests: Seq[Setting[_]] = Seq(
+  Test / javaOptions += s"-Dsparkkinesis.simulatorJar=${(simulator / assembly).value}",
+  Test / unmanagedSourceDirectories += (simulator / baseDirectory).value / "src" / "admin-client" / "scala"
+)
+// --- end of Kinesis simulator ----------------------------------------------------------------------------------

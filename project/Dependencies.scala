@@ -65,4 +65,15 @@ object Dependencies {
     "java.util.concurrent", "java.util.concurrent.atomic", "jdk.internal.ref", "sun.nio.ch", "sun.nio.cs",
     "sun.security.action", "sun.util.calendar"
   ).map(pkg => s"--add-opens=java.base/$pkg=ALL-UNNAMED")
+
+  // --- Kinesis simulator (localstack/simulator): a standalone test server, never part of the connector jar ----
+  /** The Netty line the AWS SDK itself pulls, so the simulator's tests see one Netty on their classpath. */
+  val nettyVersion = "4.1.137.Final"
+
+  val simulatorDeps: Seq[ModuleID] = Seq(
+    "com.fasterxml.jackson.core" % "jackson-databind" % jacksonVersion,
+    "com.fasterxml.jackson.dataformat" % "jackson-dataformat-cbor" % jacksonVersion,
+    "io.netty" % "netty-codec-http" % nettyVersion
+  )
+  // --- end of Kinesis simulator ------------------------------------------------------------------------------
 }

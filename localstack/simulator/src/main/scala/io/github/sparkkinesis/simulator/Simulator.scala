@@ -1,0 +1,75 @@
+package io.github.sparkkinesis.simulator
+
+import scala.collection.mutable
+
+/**
+ * The simulated account: its streams, the server-wide sequence counter, settings, faults and counters. One lock
+ * guards all of it; every operation is a few microseconds of in-memory work, so a single lock never becomes the
+ * bottleneck, and it makes each call atomic the way a test reasoning about Kinesis expects.
+ */
+final class Simulator(initial: Settings = Settings(), seed: Long = 0L, clock: () => Long = () => System.currentTimeMillis()) {
+  val lock = new Object
+  @volatile private var current = initial
+  val streams: mutable.TreeMap[String, StreamState] = mutable.TreeMap.empty
+  val counters = new Counters
+  val faults = new Faults(seed)
+  private var counter = 0L
+  private var incarnations = 0L
+  /** Iterators issued at or before this instant are expired (forced expiry from the admin API). */
+  var iteratorsExpireUpTo: Long = Long.MinValue
+  private var describeSummaryBucketFor: QuotaSettings = _
+  private var describeSummaryBucketValue: TokenBucket = _
+
+  val region = "us-east-1"
+
+  def settings: Settings = current
+  def updateSettings(f: Settings => Settings): Settings = lock.synchronized { current = f(current); current }
+
+  def now(): Long = clock()
+
+  def nextCounter(): Long = { counter += 1; counter }
+  def lastCounter: Long = counter
+  def nextIncarnation(): Long = { incarnations += 1; incarnations }
+
+  def arn(name: String): String = s"arn:aws:kinesis:$region:${StreamState.Account}:stream/$name"
+
+  def retentionMillis(stream: StreamState): Long =
+    settings.retentionMillis.getOrElse(stream.retentionHours * 3600L * 1000L)
+
+  /** The stream a request names by StreamName or StreamARN. */
+  def stream(req: Req): StreamState = {
+    val name = req.optStr("StreamName").orElse(req.optStr("StreamARN").map(_.split("/", 2).last))
+      .getOrElse(throw KinesisError.invalid("Either StreamName or StreamARN must be provided"))
+    streamNamed(name)
+  }
+
+  def streamNamed(name: String): StreamState = streams.getOrElse(name, throw KinesisError.notFound(
+    s"Stream $name under account ${StreamState.Account} not found."))
+
+  def shard(stream: StreamState, shardId: String): Shard = stream.shard(shardId).getOrElse(throw KinesisError.notFound(
+    s"Shard $shardId in stream ${stream.name} under account ${StreamState.Account} does not exist"))
+
+  /** Drops what retention has passed: old records, and closed shards whose every record is gone. */
+  def trim(stream: StreamState, now: Long): Unit = {
+    val cutoff = now - retentionMillis(stream)
+    stream.shards.foreach(_.log.trimBefore(cutoff))
+    val expired = stream.shards.filter(s => s.closedMillis.exists(_ < cutoff))
+    if (expired.nonEmpty) stream.shards --= expired
+  }
+
+  def describeSummaryBucket(settings: QuotaSettings, now: Long): TokenBucket = {
+    if (describeSummaryBucketFor ne settings) {
+      describeSummaryBucketValue = new TokenBucket(settings.describeStreamSummaryPerSecond, now)
+      describeSummaryBucketFor = settings
+    }
+    describeSummaryBucketValue
+  }
+
+  /** Deletes a stream at once: the DeleteStream call, and the admin API's stream-deletion fault. */
+  def deleteStream(name: String): Unit = lock.synchronized {
+    streamNamed(name)
+    streams.remove(name)
+  }
+
+  def expireAllIterators(): Unit = lock.synchronized { iteratorsExpireUpTo = now() }
+}

@@ -1,0 +1,63 @@
+package io.github.sparkkinesis.simulator
+
+import scala.collection.mutable
+
+/**
+ * A stream: every shard it ever had (closed ones stay listed until retention passes), the open ones sorted by hash
+ * range for routing, and its settings. `incarnation` tells a recreated stream from the one its old iterators name.
+ */
+final class StreamState(
+    val name: String,
+    val arn: String,
+    val incarnation: Long,
+    val createdMillis: Long,
+    var retentionHours: Int,
+    var maxRecordSizeKiB: Int) {
+  val shards: mutable.ArrayBuffer[Shard] = mutable.ArrayBuffer.empty
+  private var nextShardIndex = 0
+  private var openByHash: Array[Shard] = Array.empty
+  private var listShardsBucketFor: QuotaSettings = _
+  private var listShardsBucketValue: TokenBucket = _
+
+  def maxRecordSizeBytes: Int = maxRecordSizeKiB * 1024
+
+  def newShardId(): String = {
+    val id = f"shardId-$nextShardIndex%012d"
+    nextShardIndex += 1
+    id
+  }
+
+  def addShard(shard: Shard): Unit = { shards += shard; reindex() }
+
+  /** Call after closing shards, so routing only sees open ones. */
+  def reindex(): Unit = openByHash = shards.iterator.filter(_.isOpen).toArray.sortBy(_.startHash)
+
+  def openShards: Seq[Shard] = openByHash.toSeq
+
+  def shard(id: String): Option[Shard] = shards.find(_.id == id)
+
+  /** The open shard whose range holds `hash`: a binary search over the sorted open ranges. */
+  def route(hash: BigInt): Shard = {
+    var lo = 0
+    var hi = openByHash.length - 1
+    while (lo < hi) {
+      val mid = (lo + hi + 1) >>> 1
+      if (openByHash(mid).startHash <= hash) lo = mid else hi = mid - 1
+    }
+    openByHash(lo)
+  }
+
+  def listShardsBucket(settings: QuotaSettings, now: Long): TokenBucket = {
+    if (listShardsBucketFor ne settings) {
+      listShardsBucketValue = new TokenBucket(settings.listShardsPerSecond, now)
+      listShardsBucketFor = settings
+    }
+    listShardsBucketValue
+  }
+}
+
+object StreamState {
+  val DefaultRetentionHours = 24
+  val DefaultMaxRecordSizeKiB = 1024
+  val Account = "000000000000"
+}
