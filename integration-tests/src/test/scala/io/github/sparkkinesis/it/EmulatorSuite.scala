@@ -1,7 +1,5 @@
 package io.github.sparkkinesis.it
 
-import java.util.UUID
-
 import org.scalatest.{BeforeAndAfterAll, Suite}
 
 /** Mixin: one emulator and one test client per suite, and fresh stream names (the emulator slows as shards fill). */
@@ -12,7 +10,7 @@ trait EmulatorSuite extends BeforeAndAfterAll { this: Suite =>
   def emulator: KinesisEmulator = emulatorOpt.getOrElse(throw new IllegalStateException("emulator not started"))
   def kinesis: TestKinesis = kinesisOpt.getOrElse(throw new IllegalStateException("emulator not started"))
 
-  def newStreamName(prefix: String = "it"): String = s"$prefix-${UUID.randomUUID().toString.take(8)}"
+  def newStreamName(prefix: String = "it"): String = TestKinesis.freshName(prefix)
 
   override protected def beforeAll(): Unit = {
     super.beforeAll()

@@ -1,5 +1,6 @@
 package io.github.sparkkinesis.it
 
+import java.net.URI
 import java.nio.file.Files
 import java.time.{Duration, Instant}
 import java.util.concurrent.ConcurrentLinkedQueue
@@ -14,16 +15,31 @@ import org.scalatest.Suite
 final case class ReadRecord(batchId: Long, partitionKey: String, data: String, shardId: String,
     sequenceNumber: String, subSequenceNumber: Long)
 
+/** Source tests against kinesis-mock. */
+trait SourceTest extends EmulatorSuite with SourceTestBase { this: Suite =>
+  override def endpoint: URI = emulator.endpoint
+}
+
+/** Source tests against the project's quota-enforcing, fault-injecting simulator. */
+trait SimulatorSourceTest extends SimulatorSuite with SourceTestBase { this: Suite =>
+  override def endpoint: URI = simulator.endpoint
+  override def kinesis: TestKinesis = simulatorKinesis
+  override def newStreamName(prefix: String): String = TestKinesis.freshName(prefix)
+}
+
 /**
- * Helpers that keep source tests short: a reader pointed at the emulator, queries whose batches are collected
- * with their batch ids, and waits on conditions with a timeout.
+ * Helpers that keep source tests short: a reader pointed at the endpoint under test, queries whose batches are
+ * collected with their batch ids, and waits on conditions with a timeout.
  */
-trait SourceTest extends EmulatorSuite with SparkSuite { this: Suite =>
+trait SourceTestBase extends SparkSuite { this: Suite =>
+  def endpoint: URI
+  def kinesis: TestKinesis
+  def newStreamName(prefix: String): String
 
   def kinesisReader(stream: String, options: (String, String)*): DataFrame = {
     val base = Map(
       "streamName" -> stream,
-      "endpoint" -> emulator.endpoint.toString,
+      "endpoint" -> endpoint.toString,
       "region" -> TestEnv.region,
       "awsAccessKey" -> TestEnv.accessKey,
       "awsSecretKey" -> TestEnv.secretKey)

@@ -74,5 +74,10 @@ final class TestKinesis(endpoint: URI) extends AutoCloseable {
   override def close(): Unit = client.close()
 }
 
+object TestKinesis {
+  /** A stream name no other test uses (the emulator slows down as shards fill, so tests never share one). */
+  def freshName(prefix: String): String = s"$prefix-${java.util.UUID.randomUUID().toString.take(8)}"
+}
+
 /** What the producer side knows about a record it put: the ground truth tests compare the source with. */
 final case class PutRecordResult(partitionKey: String, data: String, shardId: String, sequenceNumber: String)
