@@ -2,6 +2,7 @@ package io.github.sparkkinesis
 
 import java.util
 
+import io.github.sparkkinesis.sink.KinesisTableWrites
 import org.apache.spark.sql.connector.catalog.{Table, TableCapability, TableProvider}
 import org.apache.spark.sql.connector.expressions.Transform
 import org.apache.spark.sql.sources.DataSourceRegister
@@ -9,8 +10,8 @@ import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 /**
- * Entry point registered as `kinesis`. Reading and writing are added by the source and sink; until then the
- * table advertises no capability, so Spark reports the operation as unsupported instead of failing obscurely.
+ * Entry point registered as `kinesis`. The table advertises only what is built (writing: [[KinesisTableWrites]]),
+ * so Spark reports anything else as unsupported instead of failing obscurely.
  */
 class KinesisProvider extends TableProvider with DataSourceRegister {
   override def shortName(): String = KinesisProvider.ShortName
@@ -27,8 +28,12 @@ object KinesisProvider {
   val ShortName = "kinesis"
 }
 
-private[sparkkinesis] class KinesisTable(tableSchema: StructType) extends Table {
+private[sparkkinesis] class KinesisTable(tableSchema: StructType) extends Table with KinesisTableWrites {
   override def name(): String = "kinesis"
   override def schema(): StructType = tableSchema
-  override def capabilities(): util.Set[TableCapability] = util.EnumSet.noneOf(classOf[TableCapability])
+  override def capabilities(): util.Set[TableCapability] = {
+    val capabilities = util.EnumSet.noneOf(classOf[TableCapability])
+    capabilities.addAll(KinesisTableWrites.capabilities)
+    capabilities
+  }
 }

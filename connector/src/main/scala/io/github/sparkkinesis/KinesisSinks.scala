@@ -1,0 +1,107 @@
+package io.github.sparkkinesis
+
+import java.util
+
+import scala.jdk.CollectionConverters._
+
+import io.github.sparkkinesis.options.{KinesisOption, KinesisOptions, OptionReader}
+import io.github.sparkkinesis.sink.{SinkColumns, SinkConfig}
+import org.apache.spark.sql.{Column, DataFrame, DataFrameWriter, Row, SaveMode}
+import org.apache.spark.sql.streaming.DataStreamWriter
+
+/**
+ * The sink's builder (SPEC §4):
+ * {{{
+ *   KinesisSinks.kinesis("events").withRegion("eu-west-1").build(df)             // df has data, partitionKey
+ *   KinesisSinks.kinesis("events", col("user_id"), to_json(struct("*"))).build(df) // key and data as expressions
+ * }}}
+ * Every `with...` method sets one option of the table in [[options.KinesisOptions]]; `options()` is exactly the
+ * map `build` applies. Builders are immutable: each method returns a new one.
+ */
+object KinesisSinks {
+  /** Writes `df`'s `data`, `partitionKey` (and optional `explicitHashKey`) columns to `streamName`. */
+  def kinesis(streamName: String): KinesisSinkBuilder =
+    new KinesisSinkBuilder(Map(KinesisOptions.StreamName.key -> streamName), None)
+
+  /**
+   * Writes `valueColumn` (string or binary) as the data and `keyColumn` (cast to string) as the partition key of
+   * each row of the DataFrame given to `build`, e.g. `col("user_id")` and `to_json(struct("*"))`.
+   */
+  def kinesis(streamName: String, keyColumn: Column, valueColumn: Column): KinesisSinkBuilder =
+    new KinesisSinkBuilder(Map(KinesisOptions.StreamName.key -> streamName), Some((keyColumn, valueColumn)))
+}
+
+final class KinesisSinkBuilder private[sparkkinesis] (
+    settings: Map[String, String],
+    keyAndValue: Option[(Column, Column)]) {
+  import KinesisOptions._
+
+  private def set(option: KinesisOption, value: Any): KinesisSinkBuilder = withOption(option.key, value.toString)
+
+  /** Keys are case-insensitive, as Spark matches them: a later setting replaces an earlier one in any case. */
+  private def put(all: Map[String, String], key: String, value: String): Map[String, String] =
+    all.filter { case (k, _) => !k.equalsIgnoreCase(key) }.updated(key, value)
+
+  def withRegion(region: String): KinesisSinkBuilder = set(Region, region)
+  def withEndpoint(endpoint: String): KinesisSinkBuilder = set(Endpoint, endpoint)
+
+  def withCredentials(accessKey: String, secretKey: String): KinesisSinkBuilder =
+    set(AwsAccessKey, accessKey).set(AwsSecretKey, secretKey)
+
+  def withCredentials(accessKey: String, secretKey: String, sessionToken: String): KinesisSinkBuilder =
+    withCredentials(accessKey, secretKey).set(AwsSessionToken, sessionToken)
+
+  def withProfile(profile: String): KinesisSinkBuilder = set(AwsProfile, profile)
+  def withRoleArn(roleArn: String): KinesisSinkBuilder = set(RoleArn, roleArn)
+
+  def withRetryStrategy(strategy: RetryStrategy): KinesisSinkBuilder =
+    new KinesisSinkBuilder(strategy.options.foldLeft(settings) { case (all, (k, v)) => put(all, k, v) }, keyAndValue)
+
+  def withMaxRecordsPerRequest(records: Int): KinesisSinkBuilder = set(MaxRecordsPerRequest, records)
+  def withMaxBytesPerRequest(bytes: Long): KinesisSinkBuilder = set(MaxBytesPerRequest, bytes)
+  def withMaxInFlightRequests(requests: Int): KinesisSinkBuilder = set(MaxInFlightRequests, requests)
+  def withPreserveKeyOrder(preserve: Boolean): KinesisSinkBuilder = set(PreserveKeyOrder, preserve)
+  def withClusterByPartitionKey(cluster: Boolean): KinesisSinkBuilder = set(ClusterByPartitionKey, cluster)
+
+  /** `adaptive` (the default), `aimd` or `off`. */
+  def withFlowControl(mode: String): KinesisSinkBuilder = set(FlowControl, mode)
+
+  /** Any other option of the table, by key. */
+  def withOption(key: String, value: String): KinesisSinkBuilder =
+    new KinesisSinkBuilder(put(settings, key, value), keyAndValue)
+
+  /** The exact options `build` applies. */
+  def options(): util.Map[String, String] = {
+    util.Collections.unmodifiableMap(new util.TreeMap[String, String](settings.asJava))
+  }
+
+  /**
+   * A configured `DataStreamWriter` for a streaming DataFrame, a `DataFrameWriter` (in append mode) for a batch
+   * one. Options and input columns are checked here, before any query starts; `buildStreaming` and `buildBatch`
+   * give the same result with its type.
+   */
+  def build(df: DataFrame): AnyRef = if (df.isStreaming) buildStreaming(df) else buildBatch(df)
+
+  def buildStreaming(df: DataFrame): DataStreamWriter[Row] = {
+    require(df.isStreaming, "buildStreaming needs a streaming DataFrame; use buildBatch (or build) for a batch one")
+    prepare(df).writeStream.format(KinesisProvider.ShortName).options(settings)
+  }
+
+  def buildBatch(df: DataFrame): DataFrameWriter[Row] = {
+    require(!df.isStreaming, "buildBatch needs a batch DataFrame; use buildStreaming (or build) for a streaming one")
+    prepare(df).write.format(KinesisProvider.ShortName).mode(SaveMode.Append).options(settings)
+  }
+
+  private def prepare(df: DataFrame): DataFrame = {
+    val input = keyAndValue match {
+      case Some((key, value)) =>
+        df.select(key.cast("string").as(KinesisSchema.PartitionKey), value.as(KinesisSchema.Data))
+      case None => df
+    }
+    val config = SinkConfig(OptionReader(settings))
+    SinkColumns.of(input.schema, config.streamName.isDefined)
+    input
+  }
+
+  override def toString: String = s"KinesisSinkBuilder(${OptionReader.redact(settings)})"
+}
