@@ -58,6 +58,15 @@ final class KinesisDataWriter(config: SinkConfig, columns: SinkColumns, knownLim
     publisher.add(new PendingRecord(entry.build(), key, size.toInt))
   }
 
+  /**
+   * Spark reads the task's metrics after the input ends and before `commit`: waiting for the acknowledgements
+   * here makes the records and bytes written (and the retries) in the metrics final.
+   */
+  override def writeAll(rows: util.Iterator[InternalRow]): Unit = {
+    while (rows.hasNext) write(rows.next())
+    flushAll()
+  }
+
   override def commit(): WriterCommitMessage = {
     flushAll()
     KinesisWriterCommitMessage(metrics.recordsWritten, metrics.bytesWritten)

@@ -167,32 +167,13 @@ final class RecordPublisher(
       throw new KinesisSinkWriteException(s"Kinesis sink: PutRecords to stream '$stream' answered " +
         s"${results.size} results for ${c.batch.size} records; no record of the request is known to be stored")
     }
-    var failed: util.ArrayList[PendingRecord] = null
-    var throttled = 0
-    var fatal: Map[String, Int] = Map.empty
-    var exhausted: Map[String, Int] = Map.empty
-    var i = 0
-    while (i < results.size) {
-      val record = c.batch.get(i)
-      val code = results.get(i).errorCode()
-      if (code == null) {
-        metrics.recordsWritten += 1
-        metrics.bytesWritten += record.size
-      } else {
-        if (ThrottlingCodes.contains(code)) throttled += 1
-        if (!RetryableCodes.contains(code)) fatal = fatal.updated(code, fatal.getOrElse(code, 0) + 1)
-        else if (backoff.exhausted(record.attempts)) exhausted = exhausted.updated(code, exhausted.getOrElse(code, 0) + 1)
-        if (failed == null) failed = new util.ArrayList[PendingRecord]()
-        failed.add(record)
-      }
-      i += 1
-    }
-    flow.onResponse(c.batch.size, throttled)
-    metrics.throttledRecords += throttled
-    if (fatal.nonEmpty) throw SinkErrors.undelivered(stream, fatal, c.batch.get(0).attempts, exhausted = false)
-    if (exhausted.nonEmpty) {
-      throw SinkErrors.undelivered(stream, exhausted, config.connection.retry.maxAttempts.getOrElse(0), exhausted = true)
-    }
+    val outcome = PutRecordsOutcome.of(c.batch, i => results.get(i).errorCode(), backoff)
+    metrics.recordsWritten += outcome.stored
+    metrics.bytesWritten += outcome.storedBytes
+    metrics.throttledRecords += outcome.throttled
+    flow.onResponse(c.batch.size, outcome.throttled)
+    outcome.error(stream, backoff).foreach(e => throw e)
+    val failed = outcome.failed
     if (failed != null) {
       metrics.retriedRecords += failed.size
       c.lane.batcher.requeueFirst(failed)
@@ -228,13 +209,4 @@ final class RecordPublisher(
 object RecordPublisher {
   private val log = LoggerFactory.getLogger(classOf[RecordPublisher])
   private val WarnIntervalNanos = TimeUnit.SECONDS.toNanos(10)
-
-  /** Per-record codes that mean "over the shard's (or KMS's) throughput": they drive flow control. */
-  val ThrottlingCodes: Set[String] = Set("ProvisionedThroughputExceededException", "KMSThrottlingException")
-
-  /**
-   * Per-record codes worth resending. Anything else (an invalid or KMS-refused record) fails the task at once,
-   * naming the code: Spark's task retry then covers a code that was transient after all, without loss.
-   */
-  val RetryableCodes: Set[String] = ThrottlingCodes + "InternalFailure" + "ServiceUnavailable"
 }
