@@ -28,6 +28,8 @@ final class KinesisDataWriter(config: SinkConfig, columns: SinkColumns, knownLim
   import KinesisDataWriter._
 
   private val metrics = new SinkTaskMetrics
+  metrics.batchSize = config.maxRecordsPerRequest
+  private val hashKeyOrdinal = columns.explicitHashKey.getOrElse(-1)
   private val client = KinesisClientFactory.async(config.connection)
   private val publishers = new util.LinkedHashMap[String, RecordPublisher]()
   // Rows mostly go to one stream: remember the last one instead of a map lookup (and a String) per row.
@@ -48,12 +50,10 @@ final class KinesisDataWriter(config: SinkConfig, columns: SinkColumns, knownLim
       rejected(SinkErrors.tooLarge(streamOf(publisher), key, size, publisher.maxRecordBytes, publisher.maxRecordBytesReason))
     }
     val entry = PutRecordsRequestEntry.builder().partitionKey(key).data(SdkBytes.fromByteArrayUnsafe(data))
-    columns.explicitHashKey.foreach { i =>
-      if (!row.isNullAt(i)) {
-        val hashKey = row.getUTF8String(i).toString
-        if (!validHashKey(hashKey)) rejected(SinkErrors.badHashKey(streamOf(publisher), key, hashKey))
-        entry.explicitHashKey(hashKey)
-      }
+    if (hashKeyOrdinal >= 0 && !row.isNullAt(hashKeyOrdinal)) {
+      val hashKey = row.getUTF8String(hashKeyOrdinal).toString
+      if (!validHashKey(hashKey)) rejected(SinkErrors.badHashKey(streamOf(publisher), key, hashKey))
+      entry.explicitHashKey(hashKey)
     }
     publisher.add(new PendingRecord(entry.build(), key, size.toInt))
   }

@@ -60,6 +60,11 @@ object SinkErrors {
       s"Kinesis sink: $count record(s) could not be written to stream '$stream' $why; error codes: $byCode")
   }
 
+  /** Access denied, bad credentials, an unreachable endpoint: after the SDK's retries, if the error allows any. */
+  def describeFailed(stream: String, cause: Throwable): KinesisSinkWriteException =
+    new KinesisSinkWriteException(
+      s"Kinesis sink: DescribeStreamSummary of stream '$stream' failed and was not retried further: ${cause.getMessage}", cause)
+
   def requestFailed(stream: String, cause: Throwable): KinesisSinkWriteException =
     new KinesisSinkWriteException(
       s"Kinesis sink: PutRecords to stream '$stream' failed and was not retried further: ${cause.getMessage}", cause)

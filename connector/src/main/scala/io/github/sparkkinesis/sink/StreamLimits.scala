@@ -3,6 +3,7 @@ package io.github.sparkkinesis.sink
 import java.util.concurrent.ConcurrentHashMap
 
 import io.github.sparkkinesis.client.{ConnectionConfig, KinesisClientFactory}
+import software.amazon.awssdk.core.exception.SdkException
 import software.amazon.awssdk.services.kinesis.model.{DescribeStreamSummaryRequest, ResourceNotFoundException}
 
 /**
@@ -45,6 +46,7 @@ object StreamLimits {
         .streamDescriptionSummary()
     } catch {
       case _: ResourceNotFoundException => throw SinkErrors.streamNotFound(stream, connection)
+      case e: SdkException => throw SinkErrors.describeFailed(stream, e)
     }
     // Emulators may leave the newer field out; Kinesis's default then applies.
     val maxRecord = Option(summary.maxRecordSizeInKiB()).map(_.longValue * 1024).getOrElse(DefaultMaxRecordBytes)

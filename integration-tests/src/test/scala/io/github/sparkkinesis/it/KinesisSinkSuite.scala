@@ -80,6 +80,9 @@ class KinesisSinkSuite extends AnyFunSuite with EmulatorSuite with SparkSuite wi
     idsByKey(stored).foreach { case (k, ids) => assert(ids == ids.sorted, s"key $k out of order: $ids") }
     assert(metrics("bytes written to Kinesis (data plus partition keys)") == stored.map(r => r.data.length + r.partitionKey.length).sum)
     assert(metrics("records Kinesis refused for throughput (resent)") == 0, "kinesis-mock never throttles")
+    assert(metrics("flow-control pause between sends, ms (max over tasks)") == 0, "no throttling, no pause")
+    assert(metrics("PutRecords batch size allowed by flow control (average over tasks)") == 2 * 500,
+      "both tasks keep full batches (the accumulable sums the tasks' values)")
   }
 
   test("string data, explicit hash keys route to the named shard, 256-character keys are accepted") {
@@ -228,6 +231,13 @@ class KinesisSinkSuite extends AnyFunSuite with EmulatorSuite with SparkSuite wi
     eventually(assert(!kinesis.client.listStreams().streamNames().contains(name)))
     val m = failure(writeBatch(df, connection))
     assert(m.contains(s"Kinesis stream '$name' not found in region ${TestEnv.region}"), m)
+  }
+
+  test("an unreachable endpoint fails once the retry policy is used up, naming the call and the stream") {
+    val closedPort = { val s = new java.net.ServerSocket(0); try s.getLocalPort finally s.close() }
+    val m = failure(writeBatch(keyed(5), options("any") ++ Map("endpoint" -> s"http://127.0.0.1:$closedPort",
+      "retryMaxAttempts" -> "2", "retryInitialBackoff" -> "10ms", "retryMaxBackoff" -> "20ms")))
+    assert(m.contains("DescribeStreamSummary of stream 'any' failed and was not retried further"), m)
   }
 
   test("streaming write: each micro-batch is in the stream when it commits, keys in order") {
