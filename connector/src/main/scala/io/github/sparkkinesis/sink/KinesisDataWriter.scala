@@ -13,8 +13,9 @@ import org.apache.spark.unsafe.types.UTF8String
 import software.amazon.awssdk.core.SdkBytes
 import software.amazon.awssdk.services.kinesis.model.PutRecordsRequestEntry
 
-/** What a writer task reports to the driver: the records it had acknowledged when it committed. */
-final case class KinesisWriterCommitMessage(records: Long, bytes: Long) extends WriterCommitMessage
+/** What a writer task reports to the driver when it commits: its acknowledged records and its retries. */
+final case class KinesisWriterCommitMessage(records: Long, bytes: Long, throttled: Long, retried: Long)
+    extends WriterCommitMessage
 
 /**
  * One Spark task's writer. It turns rows into records, checks each against Kinesis's limits, and hands them to
@@ -69,7 +70,8 @@ final class KinesisDataWriter(config: SinkConfig, columns: SinkColumns, knownLim
 
   override def commit(): WriterCommitMessage = {
     flushAll()
-    KinesisWriterCommitMessage(metrics.recordsWritten, metrics.bytesWritten)
+    KinesisWriterCommitMessage(metrics.recordsWritten, metrics.bytesWritten, metrics.throttledRecords,
+      metrics.retriedRecords)
   }
 
   override def abort(): Unit = publishers.values.forEach(_.abort())

@@ -11,7 +11,7 @@ import org.apache.spark.sql.connector.write.streaming.StreamingWrite
  * so all records of one key pass through one writer task and keep the order they had within their input
  * partition; by default the input is written where it is.
  */
-final class KinesisWrite(config: SinkConfig, columns: SinkColumns, partitionKeyColumn: String)
+final class KinesisWrite(config: SinkConfig, columns: SinkColumns, partitionKeyColumn: String, progress: SinkProgress)
     extends RequiresDistributionAndOrdering {
 
   override def description(): String = s"Kinesis(${config.streamName.getOrElse("per-row stream")})"
@@ -24,7 +24,7 @@ final class KinesisWrite(config: SinkConfig, columns: SinkColumns, partitionKeyC
 
   override def toBatch: BatchWrite = new KinesisBatchWrite(config, columns)
 
-  override def toStreaming: StreamingWrite = new KinesisStreamingWrite(config, columns)
+  override def toStreaming: StreamingWrite = new KinesisStreamingWrite(config, columns, progress)
 
   override def supportedCustomMetrics(): Array[CustomMetric] = SinkMetrics.supported
 }

@@ -9,13 +9,14 @@ import org.apache.spark.sql.connector.write.{LogicalWriteInfo, SupportsTruncate,
  * Kinesis has nothing to truncate: in the complete output mode of a streaming query each micro-batch appends the
  * whole result as records, as Spark's Kafka sink does.
  */
-final class KinesisWriteBuilder(info: LogicalWriteInfo) extends WriteBuilder with SupportsTruncate {
+final class KinesisWriteBuilder(info: LogicalWriteInfo, progress: SinkProgress)
+    extends WriteBuilder with SupportsTruncate {
 
   override def truncate(): WriteBuilder = this
 
   override def build(): Write = {
     val config = SinkConfig(OptionReader(info.options()))
     val columns = SinkColumns.of(info.schema(), config.streamName.isDefined)
-    new KinesisWrite(config, columns, info.schema().fields(columns.partitionKey).name)
+    new KinesisWrite(config, columns, info.schema().fields(columns.partitionKey).name, progress)
   }
 }

@@ -252,6 +252,10 @@ class KinesisSinkSuite extends AnyFunSuite with EmulatorSuite with SparkSuite wi
       assert(contents(name).size == 300, "a committed micro-batch is acknowledged in full")
       input.addData(300L until 500L)
       query.processAllAvailable()
+      val progress = query.lastProgress.sink.metrics.asScala
+      assert(progress("recordsWritten") == "200", "the last micro-batch's records, in StreamingQueryProgress")
+      assert(progress("bytesWritten") == (300 until 500).map(i => i.toString.length + s"k${i % 5}".length).sum.toString)
+      assert(progress("throttledRecords") == "0" && progress("retriedRecords") == "0")
     } finally query.stop()
     val stored = contents(name)
     assert(stored.map(_.text.toLong).sorted == (0L until 500L))
