@@ -24,8 +24,11 @@ final case class RetryStrategy(maxAttempts: Option[Int], initialBackoff: Duratio
 
 /** The seed design's retry strategies; usable from Java as `RetryStrategies.indefinitely(250)`. */
 object RetryStrategies {
-  /** The default: retry without limit, exponential backoff with full jitter from 100 ms, capped at 3 s. */
-  val default: RetryStrategy = RetryStrategy(None, Duration.ofMillis(100), Duration.ofSeconds(3))
+  /**
+   * What applies when no strategy is given: retry without limit, exponential backoff with full jitter from
+   * 100 ms, capped at 3 s. (Not named `default`, which Java cannot call.)
+   */
+  val defaultStrategy: RetryStrategy = RetryStrategy(None, Duration.ofMillis(100), Duration.ofSeconds(3))
 
   /** Retry without limit, waiting up to `intervalMs` (full jitter) between attempts. */
   def indefinitely(intervalMs: Long): RetryStrategy =

@@ -39,7 +39,7 @@ class KinesisSinksSuite extends AnyFunSuite {
   test("retry strategies map to the three retry options") {
     assert(RetryStrategies.indefinitely(250).options ==
       Map("retryMaxAttempts" -> "unlimited", "retryInitialBackoff" -> "250ms", "retryMaxBackoff" -> "250ms"))
-    assert(RetryStrategies.default.options ==
+    assert(RetryStrategies.defaultStrategy.options ==
       Map("retryMaxAttempts" -> "unlimited", "retryInitialBackoff" -> "100ms", "retryMaxBackoff" -> "3000ms"))
     assert(RetryStrategies.exponential(10, 20).options("retryMaxAttempts") == "unlimited")
     intercept[IllegalArgumentException](RetryStrategies.exponential(100, 50, 3))
@@ -54,6 +54,13 @@ class KinesisSinksSuite extends AnyFunSuite {
   test("a later setting of the same key wins, whatever its case") {
     val options = KinesisSinks.kinesis("s").withOption("REGION", "us-west-2").withRegion("eu-west-1").options()
     assert(options.asScala.toMap == Map("streamName" -> "s", "region" -> "eu-west-1"))
+  }
+
+  test("Java callers get the same builder and options") {
+    assert(KinesisSinksFromJava.options().asScala.toMap == Map("streamName" -> "events", "region" -> "eu-west-1",
+      "retryMaxAttempts" -> "unlimited", "retryInitialBackoff" -> "250ms", "retryMaxBackoff" -> "250ms",
+      "maxInFlightRequests" -> "2", "preserveKeyOrder" -> "true"))
+    assert(KinesisSinksFromJava.defaultRetryOptions().get("retryMaxBackoff") == "3000ms")
   }
 
   test("the printed builder hides secrets") {
