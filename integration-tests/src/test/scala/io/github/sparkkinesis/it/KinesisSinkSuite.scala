@@ -262,6 +262,25 @@ class KinesisSinkSuite extends AnyFunSuite with EmulatorSuite with SparkSuite wi
     idsByKey(stored).foreach { case (k, ids) => assert(ids == ids.sorted, s"key $k out of order") }
   }
 
+  test("streaming complete mode appends the whole result each micro-batch; update mode is refused") {
+    val name = stream(shards = 1)
+    val input = MemoryStream[Long](Encoders.scalaLong, spark.sqlContext)
+    val counts = input.toDF().groupBy((col("value") % 2).cast("string").as("partitionKey")).count()
+      .select(col("partitionKey"), col("count").cast("string").as("data"))
+    def start(mode: String) = counts.writeStream.format("kinesis").options(options(name)).outputMode(mode)
+      .option("checkpointLocation", Files.createTempDirectory("sink-ckpt").toString).start()
+    val query = start("complete")
+    try {
+      input.addData(1L to 3L)
+      query.processAllAvailable()
+      input.addData(4L to 4L)
+      query.processAllAvailable()
+    } finally query.stop()
+    assert(contents(name).map(r => r.partitionKey -> r.text).sorted == Seq("0" -> "1", "0" -> "2", "1" -> "2", "1" -> "2"))
+    val update = failure { val q = start("update"); try { input.addData(5L); q.processAllAvailable() } finally q.stop() }
+    assert(update.contains("kinesis does not support Update mode"), update)
+  }
+
   test("streaming: a query without a data column fails at start naming the column") {
     val input = MemoryStream[Long](Encoders.scalaLong, spark.sqlContext)
     val query = input.toDF().select(col("value").cast("string").as("partitionKey"))
