@@ -9,8 +9,9 @@ import io.github.sparkkinesis.options.{KinesisOption, KinesisOptions, OptionRead
 /**
  * What the source and sink builders share: each `with...` method sets options of the table in
  * [[options.KinesisOptions]], `options()` is exactly the map the builder applies, and builders are immutable.
+ * A class, not a trait: trait forwarders lose the generic return type, and Java callers would get the base type.
  */
-trait KinesisBuilder[B <: KinesisBuilder[B]] {
+abstract class KinesisBuilder[B <: KinesisBuilder[B]] {
   import KinesisOptions._
 
   protected def settings: Map[String, String]
@@ -31,6 +32,10 @@ trait KinesisBuilder[B <: KinesisBuilder[B]] {
   def withProfile(profile: String): B = set(AwsProfile, profile)
   def withRoleArn(roleArn: String): B = set(RoleArn, roleArn)
   def withRoleArn(roleArn: String, externalId: String): B = set(RoleArn, roleArn).set(RoleExternalId, externalId)
+
+  /** The retry options (`retryMaxAttempts`, `retryInitialBackoff`, `retryMaxBackoff`), e.g. `RetryStrategies.indefinitely(250)`. */
+  def withRetryStrategy(strategy: RetryStrategy): B =
+    strategy.options.foldLeft(this.asInstanceOf[B]) { case (b, (k, v)) => b.withOption(k, v) }
 
   /** Any option of the table, by key. */
   def withOption(key: String, value: String): B =

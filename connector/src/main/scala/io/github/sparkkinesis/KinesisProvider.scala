@@ -2,7 +2,8 @@ package io.github.sparkkinesis
 
 import java.util
 
-import io.github.sparkkinesis.options.OptionReader
+import io.github.sparkkinesis.options.{KinesisOptions, OptionReader}
+import io.github.sparkkinesis.sink.KinesisTableWrites
 import io.github.sparkkinesis.source.{KinesisScanBuilder, SourceConfig}
 import org.apache.spark.sql.connector.catalog.{SupportsRead, Table, TableCapability, TableProvider}
 import org.apache.spark.sql.connector.expressions.Transform
@@ -11,10 +12,11 @@ import org.apache.spark.sql.sources.DataSourceRegister
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
-/** Entry point registered as `kinesis`. */
+/** Entry point registered as `kinesis`: the source (reads) and the sink ([[KinesisTableWrites]]). */
 class KinesisProvider extends TableProvider with DataSourceRegister {
   override def shortName(): String = KinesisProvider.ShortName
 
+  // Reads and writes both pass here: it must neither require `streamName` nor call Kinesis.
   override def inferSchema(options: CaseInsensitiveStringMap): StructType = KinesisSchema.schema
 
   override def getTable(
@@ -23,7 +25,7 @@ class KinesisProvider extends TableProvider with DataSourceRegister {
       properties: util.Map[String, String]): Table = {
     // Bad values fail here, when the DataFrame is defined, not later on the query's thread.
     val reader = OptionReader(new CaseInsensitiveStringMap(properties))
-    if (reader.get(io.github.sparkkinesis.options.KinesisOptions.StreamName).isDefined) SourceConfig(reader)
+    if (reader.get(KinesisOptions.StreamName).isDefined) SourceConfig(reader)
     new KinesisTable(schema)
   }
 }
@@ -32,9 +34,14 @@ object KinesisProvider {
   val ShortName = "kinesis"
 }
 
-private[sparkkinesis] class KinesisTable(tableSchema: StructType) extends Table with SupportsRead {
+private[sparkkinesis] class KinesisTable(tableSchema: StructType)
+  extends Table with SupportsRead with KinesisTableWrites {
   override def name(): String = "kinesis"
   override def schema(): StructType = tableSchema
-  override def capabilities(): util.Set[TableCapability] = util.EnumSet.of(TableCapability.MICRO_BATCH_READ, TableCapability.BATCH_READ)
+  override def capabilities(): util.Set[TableCapability] = {
+    val capabilities = util.EnumSet.of(TableCapability.MICRO_BATCH_READ, TableCapability.BATCH_READ)
+    capabilities.addAll(KinesisTableWrites.capabilities)
+    capabilities
+  }
   override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder = new KinesisScanBuilder(options)
 }

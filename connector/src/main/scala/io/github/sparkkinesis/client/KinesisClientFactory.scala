@@ -9,7 +9,7 @@ import software.amazon.awssdk.http.apache5.Apache5HttpClient
 import software.amazon.awssdk.http.nio.netty.NettyNioAsyncHttpClient
 import software.amazon.awssdk.regions.Region
 import software.amazon.awssdk.regions.providers.DefaultAwsRegionProviderChain
-import software.amazon.awssdk.retries.api.{BackoffStrategy, RetryStrategy}
+import software.amazon.awssdk.retries.api.RetryStrategy
 import software.amazon.awssdk.services.kinesis.{KinesisAsyncClient, KinesisClient}
 import software.amazon.awssdk.services.sts.StsClient
 import software.amazon.awssdk.services.sts.auth.StsAssumeRoleCredentialsProvider
@@ -79,7 +79,7 @@ object KinesisClientFactory {
 
   /** The SDK's own standard strategy, with our backoff bounds and no circuit breaker (retries are ours to cap). */
   def retryStrategy(retry: RetryConfig): RetryStrategy = {
-    val backoff = BackoffStrategy.exponentialDelay(retry.initialBackoff, retry.maxBackoff)
+    val backoff = RetryBackoff.strategy(retry)
     AwsRetryStrategy.standardRetryStrategy().toBuilder
       .maxAttempts(retry.maxAttempts.getOrElse(Int.MaxValue))
       .backoffStrategy(backoff)

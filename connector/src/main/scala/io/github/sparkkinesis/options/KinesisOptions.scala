@@ -51,6 +51,10 @@ object KinesisOptions {
   // Sink.
   val MaxRecordsPerRequest = opt("maxRecordsPerRequest", "500", "records per PutRecords request (1..500)", Sink)
   val MaxBytesPerRequest = opt("maxBytesPerRequest", "10MiB", "bytes per PutRecords request (the API allowed 5 MiB before 2025)", Sink)
+  val MaxInFlightRequests = opt("maxInFlightRequests", "4", "PutRecords requests one writer task keeps in flight per stream (1..64); all records of one partition key share one", Sink)
+  val PreserveKeyOrder = opt("preserveKeyOrder", "false", "never let a resent record land after a later record of its key: at most one record per key per request (slower for hot keys)", Sink)
+  val ClusterByPartitionKey = opt("clusterByPartitionKey", "false", "shuffle the input so that all records of one partition key are written by one task", Sink)
+  val FlowControl = opt("flowControl", "adaptive", "adaptive (smaller batches and a pause between sends while shards throttle), aimd, or off", Sink)
 
   val all: Seq[KinesisOption] = Seq(
     StreamName, Region, Endpoint, AwsAccessKey, AwsSecretKey, AwsSessionToken, RoleArn, RoleExternalId,
@@ -58,7 +62,8 @@ object KinesisOptions {
     ApiCallTimeout, ApiCallAttemptTimeout, ConnectTimeout, InitialPosition, InitialTimestamp, EndingPosition,
     MaxRecordsPerFetch, MaxFetchRate, MinFetchPeriod, MaxFetchDuration, MaxRecordsPerTrigger, MaxBytesPerTrigger,
     ShardsPerTask, ShardFetchInterval, FailOnDataLoss, ConsumerMode, ConsumerName, RequireConsumerDeregistration,
-    MaxRecordsPerRequest, MaxBytesPerRequest)
+    MaxRecordsPerRequest, MaxBytesPerRequest, MaxInFlightRequests, PreserveKeyOrder, ClusterByPartitionKey,
+    FlowControl)
 
   private val byLowerKey: Map[String, KinesisOption] = all.map(o => o.lowerKey -> o).toMap
   require(byLowerKey.size == all.size, "two options share a key")

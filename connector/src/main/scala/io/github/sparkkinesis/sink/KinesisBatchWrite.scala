@@ -1,0 +1,19 @@
+package io.github.sparkkinesis.sink
+
+import org.apache.spark.sql.connector.write.{BatchWrite, DataWriterFactory, PhysicalWriteInfo, WriterCommitMessage}
+
+/**
+ * `df.write`: each task commits only after Kinesis acknowledged all its records. There is nothing to undo on
+ * abort: what was acknowledged stays in the stream (at-least-once), and a retried task writes its records again.
+ */
+final class KinesisBatchWrite(config: SinkConfig, columns: SinkColumns) extends BatchWrite {
+  override def createBatchWriterFactory(info: PhysicalWriteInfo): DataWriterFactory =
+    new KinesisDataWriterFactory(config, columns, config.streamName.map(StreamLimits.of(config.connection, _)))
+
+  // Tasks share nothing to coordinate: a second attempt of a task just writes its records again.
+  override def useCommitCoordinator(): Boolean = false
+
+  override def commit(messages: Array[WriterCommitMessage]): Unit = ()
+
+  override def abort(messages: Array[WriterCommitMessage]): Unit = ()
+}

@@ -1,0 +1,129 @@
+package io.github.sparkkinesis.sink
+
+import java.math.BigInteger
+import java.util
+
+import scala.util.control.NonFatal
+
+import io.github.sparkkinesis.client.KinesisClientFactory
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.connector.metric.CustomTaskMetric
+import org.apache.spark.sql.connector.write.{DataWriter, WriterCommitMessage}
+import org.apache.spark.unsafe.types.UTF8String
+import software.amazon.awssdk.core.SdkBytes
+import software.amazon.awssdk.services.kinesis.model.PutRecordsRequestEntry
+
+/** What a writer task reports to the driver when it commits: its acknowledged records and its retries. */
+final case class KinesisWriterCommitMessage(records: Long, bytes: Long, throttled: Long, retried: Long)
+    extends WriterCommitMessage
+
+/**
+ * One Spark task's writer. It turns rows into records, checks each against Kinesis's limits, and hands them to
+ * the stream's [[RecordPublisher]]; `commit` returns only once every record it took is acknowledged, which is
+ * what makes the sink at-least-once.
+ *
+ * @param knownLimits the `streamName` stream's limits, learned on the driver; other streams are described here
+ */
+final class KinesisDataWriter(config: SinkConfig, columns: SinkColumns, knownLimits: Option[StreamLimits])
+    extends DataWriter[InternalRow] {
+  import KinesisDataWriter._
+
+  private val metrics = new SinkTaskMetrics
+  metrics.batchSize = config.maxRecordsPerRequest
+  private val hashKeyOrdinal = columns.explicitHashKey.getOrElse(-1)
+  private val client = KinesisClientFactory.async(config.connection)
+  private val publishers = new util.LinkedHashMap[String, RecordPublisher]()
+  // Rows mostly go to one stream: remember the last one instead of a map lookup (and a String) per row.
+  private var lastStream: UTF8String = _
+  private var lastPublisher: RecordPublisher = _
+
+  override def write(row: InternalRow): Unit = {
+    val publisher = publisherFor(row)
+    if (row.isNullAt(columns.partitionKey)) rejected(SinkErrors.nullKey(streamOf(publisher)))
+    val keyUtf8 = row.getUTF8String(columns.partitionKey)
+    val key = keyUtf8.toString
+    val chars = keyUtf8.numChars()
+    if (chars < 1 || chars > MaxKeyChars) rejected(SinkErrors.keyLength(streamOf(publisher), key, chars))
+    if (row.isNullAt(columns.data)) rejected(SinkErrors.nullData(streamOf(publisher), key))
+    val data = if (columns.dataIsBinary) row.getBinary(columns.data) else row.getUTF8String(columns.data).getBytes
+    val size = data.length.toLong + keyUtf8.numBytes()
+    if (size > publisher.maxRecordBytes) {
+      rejected(SinkErrors.tooLarge(streamOf(publisher), key, size, publisher.maxRecordBytes, publisher.maxRecordBytesReason))
+    }
+    val entry = PutRecordsRequestEntry.builder().partitionKey(key).data(SdkBytes.fromByteArrayUnsafe(data))
+    if (hashKeyOrdinal >= 0 && !row.isNullAt(hashKeyOrdinal)) {
+      val hashKey = row.getUTF8String(hashKeyOrdinal).toString
+      if (!validHashKey(hashKey)) rejected(SinkErrors.badHashKey(streamOf(publisher), key, hashKey))
+      entry.explicitHashKey(hashKey)
+    }
+    publisher.add(new PendingRecord(entry.build(), key, size.toInt))
+  }
+
+  /**
+   * Spark reads the task's metrics after the input ends and before `commit`: waiting for the acknowledgements
+   * here makes the records and bytes written (and the retries) in the metrics final.
+   */
+  override def writeAll(rows: util.Iterator[InternalRow]): Unit = {
+    while (rows.hasNext) write(rows.next())
+    flushAll()
+  }
+
+  override def commit(): WriterCommitMessage = {
+    flushAll()
+    KinesisWriterCommitMessage(metrics.recordsWritten, metrics.bytesWritten, metrics.throttledRecords,
+      metrics.retriedRecords)
+  }
+
+  override def abort(): Unit = publishers.values.forEach(_.abort())
+
+  override def close(): Unit = ()
+
+  override def currentMetricsValues(): Array[CustomTaskMetric] = metrics.values
+
+  private def flushAll(): Unit = publishers.values.forEach(_.flush())
+
+  /** A record that can never be written: deliver everything accepted before it, then fail the task. */
+  private def rejected(error: KinesisSinkRecordException): Nothing = {
+    try flushAll()
+    catch { case NonFatal(e) => error.addSuppressed(e) }
+    throw error
+  }
+
+  private def streamOf(publisher: RecordPublisher): String = publisher.stream
+
+  private def publisherFor(row: InternalRow): RecordPublisher = config.streamName match {
+    case Some(name) =>
+      if (lastPublisher == null) lastPublisher = newPublisher(name, knownLimits)
+      lastPublisher
+    case None =>
+      val i = columns.stream.get
+      if (row.isNullAt(i)) {
+        val key = if (row.isNullAt(columns.partitionKey)) "null" else row.getUTF8String(columns.partitionKey).toString
+        rejected(SinkErrors.nullStream(key))
+      }
+      val name = row.getUTF8String(i)
+      if (lastPublisher == null || name != lastStream) {
+        lastStream = name.clone()
+        val stream = lastStream.toString
+        lastPublisher = publishers.get(stream)
+        if (lastPublisher == null) lastPublisher = newPublisher(stream, None)
+      }
+      lastPublisher
+  }
+
+  private def newPublisher(stream: String, limits: Option[StreamLimits]): RecordPublisher = {
+    val publisher = new RecordPublisher(stream, client, config,
+      limits.getOrElse(StreamLimits.of(config.connection, stream)), metrics)
+    publishers.put(stream, publisher)
+    publisher
+  }
+}
+
+object KinesisDataWriter {
+  val MaxKeyChars = 256
+  private val MaxHashKey = BigInteger.ONE.shiftLeft(128).subtract(BigInteger.ONE)
+
+  /** A decimal integer in 0..2^128-1, as PutRecords requires. */
+  def validHashKey(s: String): Boolean =
+    s.nonEmpty && s.length <= 39 && s.forall(c => c >= '0' && c <= '9') && new BigInteger(s).compareTo(MaxHashKey) <= 0
+}

@@ -1,0 +1,71 @@
+package io.github.sparkkinesis.sink
+
+import io.github.sparkkinesis.client.{ConnectionConfig, KinesisClientFactory}
+
+/** The input cannot be written at all (missing column, wrong type, no target stream): reported at query start. */
+class KinesisSinkSchemaException(message: String) extends IllegalArgumentException(message)
+
+/** One record can never be written (bad key, too large): the task fails after delivering what it accepted. */
+class KinesisSinkRecordException(message: String) extends IllegalArgumentException(message)
+
+/** Kinesis did not take records within the retry policy, or refused a request outright. */
+class KinesisSinkWriteException(message: String, cause: Throwable = null) extends RuntimeException(message, cause)
+
+/** Every message the sink shows a user, in one place so their wording stays consistent with SPEC §5. */
+object SinkErrors {
+  private val KeyShown = 40
+
+  def schema(problem: String): KinesisSinkSchemaException =
+    new KinesisSinkSchemaException(s"Kinesis sink: $problem.")
+
+  /** Enough of a partition key to find the row, never a whole 256-character key in a log line. */
+  def showKey(key: String): String =
+    if (key.length <= KeyShown) s"'$key'" else s"'${key.take(KeyShown)}...' (${key.length} characters)"
+
+  def badRecord(stream: String, problem: String): KinesisSinkRecordException =
+    new KinesisSinkRecordException(s"Kinesis sink: cannot write a record to stream '$stream': $problem. " +
+      "Records accepted before it were delivered.")
+
+  def nullKey(stream: String): KinesisSinkRecordException =
+    badRecord(stream, "partitionKey is null; Kinesis needs a partition key of 1 to 256 characters")
+
+  def keyLength(stream: String, key: String, chars: Int): KinesisSinkRecordException =
+    badRecord(stream, s"partitionKey ${showKey(key)} has $chars characters; Kinesis accepts 1 to 256")
+
+  def nullData(stream: String, key: String): KinesisSinkRecordException =
+    badRecord(stream, s"data is null for partitionKey ${showKey(key)}")
+
+  def tooLarge(stream: String, key: String, size: Long, limit: Long, what: String): KinesisSinkRecordException =
+    badRecord(stream, s"the record with partitionKey ${showKey(key)} is $size bytes (data plus partition key); " +
+      s"the limit is $limit bytes ($what)")
+
+  def badHashKey(stream: String, key: String, hashKey: String): KinesisSinkRecordException =
+    badRecord(stream, s"explicitHashKey '${hashKey.take(KeyShown)}' of partitionKey ${showKey(key)} is not a " +
+      "decimal integer in 0..2^128-1")
+
+  def nullStream(key: String): KinesisSinkRecordException =
+    new KinesisSinkRecordException(s"Kinesis sink: the 'stream' column is null for partitionKey ${showKey(key)} " +
+      "and no 'streamName' option is set. Records accepted before it were delivered.")
+
+  def streamNotFound(stream: String, connection: ConnectionConfig): KinesisSinkWriteException =
+    new KinesisSinkWriteException(s"Kinesis stream '$stream' not found in region " +
+      s"${KinesisClientFactory.resolveRegion(connection).id()} (endpoint ${connection.endpoint.getOrElse("default")})")
+
+  /** Records Kinesis kept refusing until the retry policy ran out, or refused with a code that no retry can fix. */
+  def undelivered(stream: String, codes: Map[String, Int], attempts: Int, exhausted: Boolean): KinesisSinkWriteException = {
+    val count = codes.values.sum
+    val byCode = codes.toSeq.sortBy(-_._2).map { case (c, n) => s"$c x$n" }.mkString(", ")
+    val why = if (exhausted) s"after $attempts attempts (retryMaxAttempts)" else "with an error no retry can fix"
+    new KinesisSinkWriteException(
+      s"Kinesis sink: $count record(s) could not be written to stream '$stream' $why; error codes: $byCode")
+  }
+
+  /** Access denied, bad credentials, an unreachable endpoint: after the SDK's retries, if the error allows any. */
+  def describeFailed(stream: String, cause: Throwable): KinesisSinkWriteException =
+    new KinesisSinkWriteException(
+      s"Kinesis sink: DescribeStreamSummary of stream '$stream' failed and was not retried further: ${cause.getMessage}", cause)
+
+  def requestFailed(stream: String, cause: Throwable): KinesisSinkWriteException =
+    new KinesisSinkWriteException(
+      s"Kinesis sink: PutRecords to stream '$stream' failed and was not retried further: ${cause.getMessage}", cause)
+}

@@ -1,0 +1,69 @@
+package io.github.sparkkinesis.sink
+
+import org.apache.spark.sql.connector.metric.{CustomAvgMetric, CustomMetric, CustomSumMetric, CustomTaskMetric}
+
+/**
+ * The sink's Spark custom metrics (SQL tab of the Spark UI, per write). Spark builds the driver-side classes
+ * by name, so each needs a public no-argument constructor.
+ */
+object SinkMetrics {
+  val RecordsWritten = "recordsWritten"
+  val BytesWritten = "bytesWritten"
+  val ThrottledRecords = "throttledRecords"
+  val RetriedRecords = "retriedRecords"
+  val BatchSize = "batchSize"
+  val FlowControlDelay = "flowControlDelayMs"
+
+  def supported: Array[CustomMetric] = Array(
+    new RecordsWrittenMetric, new BytesWrittenMetric, new ThrottledRecordsMetric, new RetriedRecordsMetric,
+    new BatchSizeMetric, new FlowControlDelayMetric)
+}
+
+/** Spark sums these over tasks. */
+abstract class SinkSumMetric(metricName: String, text: String) extends CustomSumMetric {
+  override def name(): String = metricName
+  override def description(): String = text
+}
+
+class RecordsWrittenMetric extends SinkSumMetric(SinkMetrics.RecordsWritten, "records written to Kinesis")
+class BytesWrittenMetric extends SinkSumMetric(SinkMetrics.BytesWritten, "bytes written to Kinesis (data plus partition keys)")
+class ThrottledRecordsMetric extends SinkSumMetric(SinkMetrics.ThrottledRecords, "records Kinesis refused for throughput (resent)")
+class RetriedRecordsMetric extends SinkSumMetric(SinkMetrics.RetriedRecords, "records resent after a per-record failure")
+
+class BatchSizeMetric extends CustomAvgMetric {
+  override def name(): String = SinkMetrics.BatchSize
+  override def description(): String = "PutRecords batch size allowed by flow control (average over tasks)"
+}
+
+/** The largest pause any task is inserting: the figure that explains a slow write. */
+class FlowControlDelayMetric extends CustomMetric {
+  override def name(): String = SinkMetrics.FlowControlDelay
+  override def description(): String = "flow-control pause between sends, ms (max over tasks)"
+  override def aggregateTaskMetrics(taskMetrics: Array[Long]): String =
+    if (taskMetrics.isEmpty) "0" else taskMetrics.max.toString
+}
+
+/** One writer task's counters; only the task's own thread touches them. */
+final class SinkTaskMetrics {
+  var recordsWritten = 0L
+  var bytesWritten = 0L
+  var throttledRecords = 0L
+  var retriedRecords = 0L
+  var batchSize = 0L
+  var flowControlDelayMs = 0L
+
+  def values: Array[CustomTaskMetric] = Array(
+    SinkTaskMetrics.metric(SinkMetrics.RecordsWritten, recordsWritten),
+    SinkTaskMetrics.metric(SinkMetrics.BytesWritten, bytesWritten),
+    SinkTaskMetrics.metric(SinkMetrics.ThrottledRecords, throttledRecords),
+    SinkTaskMetrics.metric(SinkMetrics.RetriedRecords, retriedRecords),
+    SinkTaskMetrics.metric(SinkMetrics.BatchSize, batchSize),
+    SinkTaskMetrics.metric(SinkMetrics.FlowControlDelay, flowControlDelayMs))
+}
+
+object SinkTaskMetrics {
+  private def metric(metricName: String, v: Long): CustomTaskMetric = new CustomTaskMetric {
+    override def name(): String = metricName
+    override def value(): Long = v
+  }
+}

@@ -1,0 +1,55 @@
+package io.github.sparkkinesis.sink
+
+import java.util.concurrent.ConcurrentHashMap
+
+import io.github.sparkkinesis.client.{ConnectionConfig, KinesisClientFactory}
+import software.amazon.awssdk.core.exception.SdkException
+import software.amazon.awssdk.services.kinesis.model.{DescribeStreamSummaryRequest, ResourceNotFoundException}
+
+/**
+ * What the sink needs to know about a target stream, from DescribeStreamSummary.
+ *
+ * @param maxRecordBytes the stream's maximum record size (data plus partition key)
+ */
+final case class StreamLimits(openShards: Int, maxRecordBytes: Long)
+
+object StreamLimits {
+  /** The limit of streams not configured for large records, and what is assumed when the stream does not say. */
+  val DefaultMaxRecordBytes: Long = 1024L * 1024
+
+  /**
+   * DescribeStreamSummary allows 20 calls per second per account, shared with every other client: the driver
+   * asks once per query start or micro-batch and ships the answer to the tasks, and each JVM remembers an answer
+   * for this long, so tasks routing rows to other streams with the `stream` column do not storm the API either.
+   */
+  private val TtlNanos = 30L * 1000 * 1000 * 1000
+
+  private final case class Entry(limits: StreamLimits, atNanos: Long)
+  private val cache = new ConcurrentHashMap[(ConnectionConfig, String), Entry]()
+
+  def of(connection: ConnectionConfig, stream: String): StreamLimits = {
+    val key = (connection, stream)
+    val now = System.nanoTime()
+    val cached = cache.get(key)
+    if (cached != null && now - cached.atNanos < TtlNanos) cached.limits
+    else {
+      val limits = describe(connection, stream)
+      cache.put(key, Entry(limits, now))
+      limits
+    }
+  }
+
+  private def describe(connection: ConnectionConfig, stream: String): StreamLimits = {
+    val summary = try {
+      KinesisClientFactory.sync(connection)
+        .describeStreamSummary(DescribeStreamSummaryRequest.builder().streamName(stream).build())
+        .streamDescriptionSummary()
+    } catch {
+      case _: ResourceNotFoundException => throw SinkErrors.streamNotFound(stream, connection)
+      case e: SdkException => throw SinkErrors.describeFailed(stream, e)
+    }
+    // Emulators may leave the newer field out; Kinesis's default then applies.
+    val maxRecord = Option(summary.maxRecordSizeInKiB()).map(_.longValue * 1024).getOrElse(DefaultMaxRecordBytes)
+    StreamLimits(Option(summary.openShardCount()).map(_.intValue).getOrElse(1), maxRecord)
+  }
+}

@@ -1,0 +1,85 @@
+package io.github.sparkkinesis.sink
+
+import io.github.sparkkinesis.options.{KinesisOptionException, OptionReader}
+import org.apache.spark.sql.types._
+import org.scalatest.funsuite.AnyFunSuite
+
+/** Input columns and sink options are checked before anything is sent (SPEC §3, §5). */
+class SinkInputSuite extends AnyFunSuite {
+  private def schema(fields: (String, DataType)*) = StructType(fields.map { case (n, t) => StructField(n, t) })
+
+  private def schemaError(s: StructType, streamNameSet: Boolean = true): String =
+    intercept[KinesisSinkSchemaException](SinkColumns.of(s, streamNameSet)).getMessage
+
+  test("data as binary or string, partitionKey, optional explicitHashKey; other columns are ignored") {
+    val c = SinkColumns.of(schema("shardId" -> StringType, "partitionKey" -> StringType, "data" -> BinaryType), true)
+    assert(c == SinkColumns(data = 2, dataIsBinary = true, partitionKey = 1, explicitHashKey = None, stream = None))
+    val s = SinkColumns.of(schema("DATA" -> StringType, "PartitionKey" -> StringType, "explicitHashKey" -> StringType), true)
+    assert(!s.dataIsBinary && s.explicitHashKey.contains(2), "names match case-insensitively")
+  }
+
+  test("the source's schema is accepted as sink input unchanged") {
+    val c = SinkColumns.of(io.github.sparkkinesis.KinesisSchema.schema, streamNameSet = false)
+    assert(c.stream.contains(2) && c.dataIsBinary)
+  }
+
+  test("a missing column names the column and its expected type") {
+    val m = schemaError(schema("partitionKey" -> StringType, "value" -> StringType))
+    assert(m.contains("no 'data' column") && m.contains("binary or string") && m.contains("value string"), m)
+    val k = schemaError(schema("data" -> StringType))
+    assert(k.contains("'partitionKey'") && k.contains("type string"), k)
+  }
+
+  test("a wrong type names the column, its type and the expected one") {
+    val m = schemaError(schema("data" -> IntegerType, "partitionKey" -> StringType))
+    assert(m.contains("column 'data' has type int; expected binary or string"), m)
+    val k = schemaError(schema("data" -> StringType, "partitionKey" -> LongType))
+    assert(k.contains("column 'partitionKey' has type bigint; expected string"), k)
+    val h = schemaError(schema("data" -> StringType, "partitionKey" -> StringType, "explicitHashKey" -> LongType))
+    assert(h.contains("'explicitHashKey'") && h.contains("decimal 128-bit"), h)
+  }
+
+  test("without streamName the rows need a string 'stream' column; with it the column is ignored") {
+    val m = schemaError(schema("data" -> StringType, "partitionKey" -> StringType), streamNameSet = false)
+    assert(m.contains("streamName") && m.contains("'stream' column"), m)
+    val t = schemaError(schema("data" -> StringType, "partitionKey" -> StringType, "stream" -> IntegerType), false)
+    assert(t.contains("column 'stream' has type int; expected string"), t)
+    val ignored = SinkColumns.of(schema("data" -> StringType, "partitionKey" -> StringType, "stream" -> IntegerType), true)
+    assert(ignored.stream.isEmpty)
+  }
+
+  test("sink options: defaults, values and failures naming option, value and what is accepted") {
+    val d = SinkConfig(OptionReader(Map("streamName" -> "s")))
+    assert(d.streamName.contains("s") && d.maxRecordsPerRequest == 500 && d.maxBytesPerRequest == 10L * 1024 * 1024)
+    assert(d.maxInFlightRequests == 4 && !d.preserveKeyOrder && !d.clusterByPartitionKey)
+    assert(d.flowControl == FlowControlMode.Adaptive)
+    val set = SinkConfig(OptionReader(Map("streamname" -> "s", "maxBytesPerRequest" -> "5m", "flowControl" -> "AIMD",
+      "preserveKeyOrder" -> "true", "maxInFlightRequests" -> "1")))
+    assert(set.maxBytesPerRequest == 5L * 1024 * 1024 && set.flowControl == FlowControlMode.Aimd)
+    assert(set.preserveKeyOrder && set.maxInFlightRequests == 1)
+    assert(SinkConfig(OptionReader(Map.empty[String, String])).streamName.isEmpty)
+
+    def error(options: (String, String)*) =
+      intercept[KinesisOptionException](SinkConfig(OptionReader(options.toMap))).getMessage
+    assert(error("streamName" -> "a,b").contains("one stream name"))
+    assert(error("streamName" -> "s", "maxRecordsPerRequest" -> "501").contains("1..500"))
+    assert(error("streamName" -> "s", "maxBytesPerRequest" -> "11m").contains("'maxBytesPerRequest'"))
+    assert(error("streamName" -> "s", "maxInFlightRequests" -> "0").contains("1..64"))
+    assert(error("streamName" -> "s", "flowControl" -> "fast").contains("one of adaptive, aimd, off"))
+    assert(error("streamName" -> "s", "preserveKeyOrdr" -> "true").contains("did you mean 'preserveKeyOrder'"))
+  }
+
+  test("explicit hash keys: decimal integers in 0..2^128-1") {
+    import KinesisDataWriter.validHashKey
+    assert(validHashKey("0") && validHashKey("340282366920938463463374607431768211455"))
+    assert(!validHashKey("340282366920938463463374607431768211456"), "2^128 is one too many")
+    assert(!validHashKey("") && !validHashKey("-1") && !validHashKey("12a") && !validHashKey("1" * 40))
+  }
+
+  test("messages show at most 40 characters of a key") {
+    val key = "k" * 257
+    val m = SinkErrors.keyLength("s", key, 257).getMessage
+    assert(m.contains("k" * 40 + "...' (257 characters)") && !m.contains("k" * 41), m)
+    assert(m.contains("1 to 256"))
+  }
+}
