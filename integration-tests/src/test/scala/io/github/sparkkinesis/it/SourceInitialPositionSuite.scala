@@ -111,6 +111,21 @@ class SourceInitialPositionSuite extends AnyFunSuite with SourceTest {
     assert(collector.batchIds.nonEmpty)
   }
 
+  test("one query reads several streams, each with its own shards and offsets") {
+    val (a, b) = (newStreamName("multi-a"), newStreamName("multi-b"))
+    kinesis.createStream(a, 2)
+    kinesis.createStream(b, 1)
+    val checkpoint = newCheckpoint()
+    val putA = kinesis.putAll(a, records("a", 20))
+    val putB = kinesis.putAll(b, records("b", 10))
+    val first = readAvailableNow(kinesisReader(s"$a, $b", "initialPosition" -> "trim_horizon"), checkpoint).records
+    assert(first.count(_.data.startsWith("a-")) == 20 && first.count(_.data.startsWith("b-")) == 10)
+    assertExactly(first, putA ++ putB)
+    val moreB = kinesis.putAll(b, records("b2", 5))
+    val second = readAvailableNow(kinesisReader(s"$a,$b", "initialPosition" -> "trim_horizon"), checkpoint).records
+    assertExactly(second, moreB)
+  }
+
   test("maxRecordsPerTrigger caps every batch and the query still reads everything") {
     val stream = newStreamName("admit")
     kinesis.createStream(stream, 1)

@@ -13,7 +13,7 @@ import org.scalatest.Suite
 
 /** What a source test sees of one row, in the order the sink received it. */
 final case class ReadRecord(batchId: Long, partitionKey: String, data: String, shardId: String,
-    sequenceNumber: String, subSequenceNumber: Long)
+    sequenceNumber: String, subSequenceNumber: Long, stream: String = "")
 
 /** Source tests against kinesis-mock. */
 trait SourceTest extends EmulatorSuite with SourceTestBase { this: Suite =>
@@ -61,7 +61,8 @@ trait SourceTestBase extends SparkSuite { this: Suite =>
           batches.add(batchId)
           batch.collect().foreach { r: Row =>
             rows.add(ReadRecord(batchId, r.getAs[String]("partitionKey"), new String(r.getAs[Array[Byte]]("data"), "UTF-8"),
-              r.getAs[String]("shardId"), r.getAs[String]("sequenceNumber"), r.getAs[Long]("subSequenceNumber")))
+              r.getAs[String]("shardId"), r.getAs[String]("sequenceNumber"), r.getAs[Long]("subSequenceNumber"),
+              r.getAs[String]("stream")))
           }
         }
         .start()
@@ -95,7 +96,7 @@ trait SourceTestBase extends SparkSuite { this: Suite =>
     assert(duplicates.isEmpty, s"read more than once: ${duplicates.take(5)}")
     assert(got.toSet == want.toSet,
       s"missing ${(want.toSet -- got).take(5)}; unexpected ${(got.toSet -- want).take(5)} (${got.size} read, ${want.size} put)")
-    for ((shard, rs) <- read.groupBy(_.shardId)) {
+    for ((shard, rs) <- read.groupBy(r => (r.stream, r.shardId))) {
       val seqs = rs.sortBy(_.batchId).map(r => BigInt(r.sequenceNumber))
       assert(seqs == seqs.sorted, s"shard $shard read out of order")
     }
