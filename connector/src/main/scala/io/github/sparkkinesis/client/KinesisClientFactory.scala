@@ -5,6 +5,7 @@ import java.util.concurrent.ConcurrentHashMap
 import software.amazon.awssdk.auth.credentials._
 import software.amazon.awssdk.awscore.retry.AwsRetryStrategy
 import software.amazon.awssdk.core.client.config.ClientOverrideConfiguration
+import software.amazon.awssdk.http.Protocol
 import software.amazon.awssdk.http.apache5.Apache5HttpClient
 import software.amazon.awssdk.http.nio.netty.NettyNioAsyncHttpClient
 import software.amazon.awssdk.regions.Region
@@ -58,6 +59,7 @@ object KinesisClientFactory {
   private def newAsyncClient(config: ConnectionConfig): KinesisAsyncClient = {
     val builder = KinesisAsyncClient.builder()
       .httpClientBuilder(NettyNioAsyncHttpClient.builder()
+        .protocol(asyncProtocol(config))
         .maxConcurrency(MaxConnections)
         .connectionTimeout(config.timeouts.connect)
         .readTimeout(config.timeouts.apiCallAttempt))
@@ -67,6 +69,13 @@ object KinesisClientFactory {
     config.endpoint.foreach(builder.endpointOverride)
     builder.build()
   }
+
+  /**
+   * The async client speaks HTTP/2 by default, which Kinesis negotiates by ALPN over TLS. Over plain HTTP
+   * (emulators, local proxies) the SDK would send HTTP/2 frames unannounced, which HTTP/1.1 servers reject.
+   */
+  private[client] def asyncProtocol(config: ConnectionConfig): Protocol =
+    if (config.endpoint.exists(_.getScheme.equalsIgnoreCase("http"))) Protocol.HTTP1_1 else Protocol.HTTP2
 
   private def overrides(config: ConnectionConfig): ClientOverrideConfiguration = {
     val builder = ClientOverrideConfiguration.builder()

@@ -1,0 +1,57 @@
+package io.github.sparkkinesis.it
+
+import org.apache.spark.sql.{DataFrame, SaveMode}
+import org.apache.spark.sql.functions._
+import org.scalatest.funsuite.AnyFunSuite
+
+/** The sink against the simulator's faults: per-record failures are resent, request failures retried, none lost. */
+class SinkFaultSuite extends AnyFunSuite with SimulatorSuite with SparkSuite {
+
+  private def write(stream: String, df: DataFrame, extra: (String, String)*): Unit =
+    df.write.format("kinesis").mode(SaveMode.Append).options(Map(
+      "streamName" -> stream, "endpoint" -> simulator.endpoint.toString, "region" -> TestEnv.region,
+      "awsAccessKey" -> TestEnv.accessKey, "awsSecretKey" -> TestEnv.secretKey) ++ extra).save()
+
+  private def ids(n: Int): DataFrame = spark.range(0, n, 1, 2)
+    .select(concat(lit("k"), (col("id") % 13).cast("string")).as("partitionKey"), col("id").cast("string").as("data"))
+
+  private def stored(stream: String): Seq[Long] =
+    StreamContents.read(simulatorKinesis.client, stream).map(_.text.toLong)
+
+  private def newStream(): String = {
+    val name = TestKinesis.freshName("sinkfault")
+    simulatorKinesis.createStream(name, 2)
+    name
+  }
+
+  private def failedRecords(stream: String): Long =
+    simulatorKinesis.shardIds(stream).map(simulator.admin.shardCounter(stream, _, "failedPutRecords")).sum
+
+  test("records Kinesis refuses inside PutRecords (InternalFailure) are resent until stored, none lost or doubled") {
+    val stream = newStream()
+    simulator.admin.faults("""[{"kind": "recordFailure", "operations": ["PutRecords"], "probability": 0.3, "maxCount": 80}]""", seed = 3)
+    try write(stream, ids(400)) finally simulator.admin.clearFaults()
+    assert(failedRecords(stream) > 0, "the fault never fired: the test would prove nothing")
+    assert(stored(stream).sorted == (0L until 400L))
+  }
+
+  test("HTTP 500s and connection resets mid-write are retried; nothing is lost (duplicates allowed)") {
+    val stream = newStream()
+    simulator.admin.faults(
+      """[{"kind": "http500", "operations": ["PutRecords"], "probability": 0.5, "maxCount": 6},
+        | {"kind": "reset", "operations": ["PutRecords"], "probability": 0.3, "maxCount": 3}]""".stripMargin, seed = 5)
+    try write(stream, ids(400)) finally simulator.admin.clearFaults()
+    assert(simulator.admin.operationCounter("PutRecords", "faults") > 0, "the faults never fired")
+    assert(stored(stream).toSet == (0L until 400L).toSet)
+  }
+
+  test("when retries run out, the task fails naming the stream, the error code and the count") {
+    val stream = newStream()
+    simulator.admin.faults("""[{"kind": "recordFailure", "operations": ["PutRecords"], "partitionKeys": ["k3"]}]""")
+    val e = try intercept[Exception](write(stream, ids(100), "retryMaxAttempts" -> "3", "retryMaxBackoff" -> "200ms"))
+      finally simulator.admin.clearFaults()
+    val messages = Iterator.iterate[Throwable](e)(_.getCause).takeWhile(_ != null).map(_.getMessage).mkString("\n")
+    assert(messages.contains(s"could not be written to stream '$stream' after 3 attempts (retryMaxAttempts)"), messages)
+    assert(messages.contains("error codes: InternalFailure x"), messages)
+  }
+}
