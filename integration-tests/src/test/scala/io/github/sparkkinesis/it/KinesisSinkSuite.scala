@@ -329,17 +329,6 @@ class KinesisSinkSuite extends AnyFunSuite with EmulatorSuite with SparkSuite wi
     assert(ids.groupBy(identity).collect { case (id, n) if n.size > 1 => id }.forall(id => id >= 101 && id <= 149))
   }
 
-  private final class StageAccumulables extends SparkListener {
-    private val values = new ConcurrentHashMap[String, java.lang.Long]()
-    override def onStageCompleted(event: SparkListenerStageCompleted): Unit =
-      event.stageInfo.accumulables.values.foreach { a =>
-        for (n <- a.name; v <- a.value) values.merge(n, v.toString.toLong, (x, y) => x + y)
-      }
-    /** Spark leaves metrics that stayed zero out of the accumulables. */
-    def apply(name: String): Long = Option(values.get(name)).map(_.longValue).getOrElse(0L)
-    override def toString: String = values.toString
-  }
-
   private final class PlanCollector extends QueryExecutionListener {
     val plans = new java.util.concurrent.CopyOnWriteArrayList[String]()
     override def onSuccess(funcName: String, qe: QueryExecution, durationNs: Long): Unit =

@@ -45,6 +45,22 @@ class SinkFaultSuite extends AnyFunSuite with SimulatorSuite with SparkSuite {
     assert(stored(stream).toSet == (0L until 400L).toSet)
   }
 
+  test("write quotas on: throttled records are resent, flow control pauses and shrinks batches, nothing is lost") {
+    val stream = TestKinesis.freshName("sinkquota")
+    simulatorKinesis.createStream(stream, 1)
+    val metrics = new StageAccumulables
+    spark.sparkContext.addSparkListener(metrics)
+    try {
+      write(stream, ids(4000)) // four seconds of one shard's 1000 records/s quota, sent as fast as two tasks can
+      Wait.until("the write's metrics to arrive") { metrics("records written to Kinesis") == 4000 }
+    } finally spark.sparkContext.removeSparkListener(metrics)
+    assert(stored(stream).sorted == (0L until 4000L))
+    val throttled = simulatorKinesis.shardIds(stream).map(simulator.admin.shardCounter(stream, _, "throttledPutRecords")).sum
+    assert(throttled > 0, "the shard never throttled: the test would prove nothing")
+    assert(metrics("records Kinesis refused for throughput (resent)") == throttled)
+    assert(metrics("flow-control pause between sends, ms (max over tasks)") > 0, s"flow control never paused: $metrics")
+  }
+
   test("when retries run out, the task fails naming the stream, the error code and the count") {
     val stream = newStream()
     simulator.admin.faults("""[{"kind": "recordFailure", "operations": ["PutRecords"], "partitionKeys": ["k3"]}]""")

@@ -2,7 +2,7 @@ package io.github.sparkkinesis.it
 
 import java.net.URI
 import java.nio.file.Files
-import java.time.{Duration, Instant}
+import java.time.Duration
 import java.util.concurrent.ConcurrentLinkedQueue
 
 import scala.jdk.CollectionConverters._
@@ -80,13 +80,8 @@ trait SourceTestBase extends SparkSuite { this: Suite =>
     collector
   }
 
-  def eventually(what: String, timeout: Duration = Duration.ofSeconds(60))(condition: => Boolean): Unit = {
-    val deadline = Instant.now().plus(timeout)
-    while (!condition) {
-      if (Instant.now().isAfter(deadline)) fail(s"timed out after $timeout waiting for: $what")
-      Thread.sleep(50)
-    }
-  }
+  def eventually(what: String, timeout: Duration = Duration.ofSeconds(60))(condition: => Boolean): Unit =
+    Wait.until(what, timeout)(condition)
 
   /** The source returned exactly `expected`, each once, and each shard's records in sequence order. */
   def assertExactly(read: Seq[ReadRecord], expected: Seq[PutRecordResult]): Unit = {
