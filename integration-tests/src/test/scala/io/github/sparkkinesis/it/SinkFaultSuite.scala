@@ -1,5 +1,8 @@
 package io.github.sparkkinesis.it
 
+import scala.concurrent.{Await, ExecutionContext, Future}
+import scala.concurrent.duration._
+
 import org.apache.spark.sql.{DataFrame, SaveMode}
 import org.apache.spark.sql.functions._
 import org.scalatest.funsuite.AnyFunSuite
@@ -59,6 +62,36 @@ class SinkFaultSuite extends AnyFunSuite with SimulatorSuite with SparkSuite {
     assert(throttled > 0, "the shard never throttled: the test would prove nothing")
     assert(metrics("records Kinesis refused for throughput (resent)") == throttled)
     assert(metrics("flow-control pause between sends, ms (max over tasks)") > 0, s"flow control never paused: $metrics")
+  }
+
+  test("quotas off: flow control stays off, full batches and no pause") {
+    val stream = newStream()
+    val metrics = new StageAccumulables
+    simulator.admin.quotas(enabled = false)
+    spark.sparkContext.addSparkListener(metrics)
+    try {
+      write(stream, ids(3000))
+      Wait.until("the write's metrics to arrive") { metrics("records written to Kinesis") == 3000 }
+    } finally {
+      spark.sparkContext.removeSparkListener(metrics)
+      simulator.admin.quotas(enabled = true)
+    }
+    assert(stored(stream).sorted == (0L until 3000L))
+    assert(metrics("records Kinesis refused for throughput (resent)") == 0)
+    assert(metrics("flow-control pause between sends, ms (max over tasks)") == 0, "a pause was inserted")
+    assert(metrics("PutRecords batch size allowed by flow control (average over tasks)") == 2 * 500, "full batches in both tasks")
+  }
+
+  test("requests that hang are cut by the attempt timeout and retried; nothing is lost") {
+    val stream = newStream()
+    // A hang lasts five minutes: only the attempt timeout lets the write finish within the wait below.
+    simulator.admin.faults("""[{"kind": "hang", "operations": ["PutRecords"], "probability": 0.5, "maxCount": 2, "hangMillis": 300000}]""", seed = 11)
+    try {
+      val writing = Future(write(stream, ids(400), "apiCallAttemptTimeout" -> "2s"))(ExecutionContext.global)
+      Await.result(writing, 90.seconds)
+    } finally simulator.admin.clearFaults()
+    assert(simulator.admin.operationCounter("PutRecords", "faults") > 0, "no request hung: the test would prove nothing")
+    assert(stored(stream).toSet == (0L until 400L).toSet)
   }
 
   test("when retries run out, the task fails naming the stream, the error code and the count") {
