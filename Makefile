@@ -68,6 +68,7 @@ python-jar:
 test: deps
 	SPARK_HOME=$(PYSPARK_HOME) $(SBT) connector/test connector/publishM2 $(SIMULATOR_SBT) integrationTests/test < /dev/null
 	$(MAKE) python-jar
+	$(VENV)/bin/mypy --strict python/pyspark_kinesis
 	$(PY) -m pytest -q
 
 unit-test: $(SBT_LAUNCHER)
@@ -89,9 +90,8 @@ emulator-down:
 
 # --- later issues fill these in -------------------------------------------------------------------------------
 demo: deps build
-	@endpoint=$$($(EMULATOR) start --state-dir localstack/.run-demo) && \
-	  echo "kinesis-mock is up at $$endpoint (the demo pipeline arrives with the Python builders)"; \
-	  $(EMULATOR) stop --state-dir localstack/.run-demo
+	$(MAKE) python-jar
+	$(PY) examples/clickstream.py $(DEMO_ARGS)
 
 bench:
 	@echo "make bench: the benchmark harness arrives with the benchmarks issue"; exit 1

@@ -1,9 +1,23 @@
 """Amazon Kinesis Data Streams source and sink for PySpark Structured Streaming.
 
-The connector itself is a JVM data source registered as ``kinesis``; this package ships its jar and puts it on a
-Spark session with :func:`configure_spark`.
+The connector is a JVM data source registered as ``kinesis``; this package ships its jar
+(:func:`configure_spark`) and the typed builders :class:`KinesisSources`, :class:`KinesisSinks` and
+:class:`RetryStrategies`, which drive the JVM builders of the same names through py4j.
 """
 
 from pyspark_kinesis._jar import SCALA_BINARY_VERSION, ConnectorJarError, configure_spark, connector_jar
+from pyspark_kinesis.builders import KinesisSinkBuilder, KinesisSinks, KinesisSourceBuilder, KinesisSources
+from pyspark_kinesis.retry import RetryStrategies, RetryStrategy
 
-__all__ = ["SCALA_BINARY_VERSION", "ConnectorJarError", "configure_spark", "connector_jar"]
+__all__ = [
+    "SCALA_BINARY_VERSION",
+    "ConnectorJarError",
+    "KinesisSinkBuilder",
+    "KinesisSinks",
+    "KinesisSourceBuilder",
+    "KinesisSources",
+    "RetryStrategies",
+    "RetryStrategy",
+    "configure_spark",
+    "connector_jar",
+]

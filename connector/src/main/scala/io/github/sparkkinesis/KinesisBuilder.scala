@@ -15,7 +15,7 @@ abstract class KinesisBuilder[B <: KinesisBuilder[B]] {
   import KinesisOptions._
 
   protected def settings: Map[String, String]
-  protected def withSettings(settings: Map[String, String]): B
+  protected def updated(settings: Map[String, String]): B
 
   /** Keys are case-insensitive, as Spark matches them: a later setting replaces an earlier one in any case. */
   protected def set(option: KinesisOption, value: Any): B = withOption(option.key, value.toString)
@@ -39,7 +39,7 @@ abstract class KinesisBuilder[B <: KinesisBuilder[B]] {
 
   /** Any option of the table, by key. */
   def withOption(key: String, value: String): B =
-    withSettings(settings.filter { case (k, _) => !k.equalsIgnoreCase(key) }.updated(key, value))
+    updated(settings.filter { case (k, _) => !k.equalsIgnoreCase(key) }.updated(key, value))
 
   /** The exact options the builder applies. */
   def options(): util.Map[String, String] = util.Collections.unmodifiableMap(new util.TreeMap[String, String](settings.asJava))

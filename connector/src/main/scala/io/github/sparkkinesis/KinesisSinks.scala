@@ -36,7 +36,7 @@ final class KinesisSinkBuilder private[sparkkinesis] (
     keyAndValue: Option[(Column, Column)]) extends KinesisBuilder[KinesisSinkBuilder] {
   import KinesisOptions._
 
-  override protected def withSettings(settings: Map[String, String]): KinesisSinkBuilder =
+  override protected def updated(settings: Map[String, String]): KinesisSinkBuilder =
     new KinesisSinkBuilder(settings, keyAndValue)
 
   def withMaxRecordsPerRequest(records: Int): KinesisSinkBuilder = set(MaxRecordsPerRequest, records)

@@ -22,7 +22,7 @@ final class KinesisSourceBuilder private[sparkkinesis] (protected val settings: 
   extends KinesisBuilder[KinesisSourceBuilder] {
   import KinesisOptions._
 
-  override protected def withSettings(settings: Map[String, String]): KinesisSourceBuilder =
+  override protected def updated(settings: Map[String, String]): KinesisSourceBuilder =
     new KinesisSourceBuilder(settings)
 
   /** `latest` (the default), `trim_horizon`, `earliest`, or a JSON map of per-shard positions. */

@@ -16,6 +16,12 @@ final case class RetryStrategy(maxAttempts: Option[Int], initialBackoff: Duratio
   require(!initialBackoff.isNegative && !initialBackoff.isZero, s"initial backoff must be positive, got $initialBackoff")
   require(maxBackoff.compareTo(initialBackoff) >= 0, s"max backoff $maxBackoff is below the initial backoff $initialBackoff")
 
+  /** The same options as a Java map (for Java and for the Python package, through py4j). */
+  def javaOptions(): java.util.Map[String, String] = {
+    import scala.jdk.CollectionConverters._
+    options.asJava
+  }
+
   def options: Map[String, String] = Map(
     KinesisOptions.RetryMaxAttempts.key -> maxAttempts.fold("unlimited")(_.toString),
     KinesisOptions.RetryInitialBackoff.key -> s"${initialBackoff.toMillis}ms",

@@ -3,6 +3,7 @@ package io.github.sparkkinesis.source
 import scala.jdk.CollectionConverters._
 
 import io.github.sparkkinesis.client.{ConnectionConfig, KinesisClientFactory}
+import software.amazon.awssdk.core.exception.AbortedException
 import software.amazon.awssdk.services.kinesis.KinesisClient
 import software.amazon.awssdk.services.kinesis.model.{ListShardsRequest, ResourceNotFoundException, Shard}
 
@@ -45,6 +46,11 @@ final class ShardDiscovery(config: SourceConfig) {
       }
     } catch {
       case e: ResourceNotFoundException => throw ShardDiscovery.streamNotFound(stream, config.connection, e)
+      // query.stop() interrupts the driver: Spark recognizes a stop by an InterruptedException, not the SDK's wrapper.
+      case e: AbortedException if e.getCause.isInstanceOf[InterruptedException] || Thread.currentThread().isInterrupted =>
+        val stopped = new InterruptedException(s"listing the shards of $stream was interrupted")
+        stopped.initCause(e)
+        throw stopped
     }
     out.result()
   }

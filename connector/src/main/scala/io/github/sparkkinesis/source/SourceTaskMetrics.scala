@@ -2,21 +2,31 @@ package io.github.sparkkinesis.source
 
 import org.apache.spark.sql.connector.metric.{CustomMetric, CustomSumMetric, CustomTaskMetric}
 
+// Spark's UI re-creates each metric by class name with a zero-argument constructor: one top-level class each.
+
+final class KinesisRecordsReadMetric extends CustomSumMetric {
+  override def name(): String = SourceTaskMetrics.RecordsRead
+  override def description(): String = "Kinesis user records read"
+}
+
+final class KinesisBytesReadMetric extends CustomSumMetric {
+  override def name(): String = SourceTaskMetrics.BytesRead
+  override def description(): String = "Kinesis bytes read (data and partition keys)"
+}
+
+final class KinesisRangesReReadMetric extends CustomSumMetric {
+  override def name(): String = SourceTaskMetrics.RangesReRead
+  override def description(): String = "shard ranges re-read from Kinesis (not buffered on the executor)"
+}
+
 /** The scan's metrics in the Spark UI (SQL tab), summed over the batch's tasks. */
 object SourceTaskMetrics {
   val RecordsRead = "kinesisRecordsRead"
   val BytesRead = "kinesisBytesRead"
   val RangesReRead = "kinesisRangesReRead"
 
-  private final class Sum(name: String, description: String) extends CustomSumMetric {
-    override def name(): String = name
-    override def description(): String = description
-  }
-
-  val supported: Array[CustomMetric] = Array(
-    new Sum(RecordsRead, "Kinesis user records read"),
-    new Sum(BytesRead, "Kinesis bytes read (data and partition keys)"),
-    new Sum(RangesReRead, "shard ranges re-read from Kinesis (not buffered on the executor)"))
+  def supported: Array[CustomMetric] =
+    Array(new KinesisRecordsReadMetric, new KinesisBytesReadMetric, new KinesisRangesReReadMetric)
 
   def values(records: Long, bytes: Long, reRead: Long): Array[CustomTaskMetric] = Array(
     task(RecordsRead, records), task(BytesRead, bytes), task(RangesReRead, reRead))
