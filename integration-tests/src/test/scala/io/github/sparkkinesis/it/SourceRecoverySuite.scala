@@ -31,31 +31,30 @@ class SourceRecoverySuite extends AnyFunSuite with SourceTest {
     Files.deleteIfExists(Paths.get(checkpoint, kind, s".$batch.crc")) // Hadoop's local checksum file
   }
 
-  test("killed after the offset log write, before the commit: the batch is replayed identically") {
-    val stream = newStreamName("replay")
+  /**
+   * Reads a fresh stream in several batches, forgets its last batch from the given checkpoint `logs` (as a crash
+   * before writing them leaves it), puts more records, and restarts. Checks nothing is lost or repeated overall;
+   * returns the last batch's id and both runs' records.
+   */
+  private def crashAndRestart(name: String, logs: Seq[String]): (Long, Seq[ReadRecord], Seq[ReadRecord]) = {
+    val stream = newStreamName(name)
     val checkpoint = newCheckpoint()
     val (put, first) = firstRun(stream, checkpoint)
     val last = first.batchIds.max
-    unwrite(checkpoint, "commits", last)
+    logs.foreach(unwrite(checkpoint, _, last))
     val more = kinesis.putAll(stream, records("second", 15))
-
     val second = readAvailableNow(reader(stream), checkpoint)
-    val replayed = second.records.filter(_.batchId == last)
-    assert(replayed == first.records.filter(_.batchId == last), "the replayed batch differs from the original")
     assertExactly(first.records.filter(_.batchId < last) ++ second.records, put ++ more)
+    (last, first.records, second.records)
+  }
+
+  test("killed after the offset log write, before the commit: the batch is replayed identically") {
+    val (last, first, second) = crashAndRestart("replay", Seq("commits"))
+    assert(second.filter(_.batchId == last) == first.filter(_.batchId == last), "the replayed batch differs from the original")
   }
 
   test("killed before the offset log write: the batch is planned again and nothing is lost or repeated") {
-    val stream = newStreamName("replan")
-    val checkpoint = newCheckpoint()
-    val (put, first) = firstRun(stream, checkpoint)
-    val last = first.batchIds.max
-    unwrite(checkpoint, "commits", last)
-    unwrite(checkpoint, "offsets", last)
-    val more = kinesis.putAll(stream, records("second", 15))
-
-    val second = readAvailableNow(reader(stream), checkpoint)
-    assertExactly(first.records.filter(_.batchId < last) ++ second.records, put ++ more)
+    crashAndRestart("replan", Seq("commits", "offsets"))
   }
 
   test("killed before the first batch committed: latest stays pinned where it was") {
