@@ -39,7 +39,9 @@ lazy val integrationTests = (project in file("integration-tests"))
       s"-Dsparkkinesis.coordinates=${organization.value}:${(connector / moduleName).value}_${scalaBinaryVersion.value}:${version.value}",
       s"-Dsparkkinesis.probeJar=${(Test / packageBin).value}"
     ),
-    Test / envVars ++= sys.env.filter { case (k, _) => k.startsWith("KINESIS_") || k.startsWith("AWS_") || k == "SPARK_HOME" }
+    Test / envVars ++= sys.env.filter { case (k, _) => k.startsWith("KINESIS_") || k.startsWith("AWS_") || k == "SPARK_HOME" },
+    // `make bench` runs benchmark mains from the test sources (bench/SinkQuotaBench) with the same JVM options.
+    Test / run / fork := true
   )
   .settings(simulatorForIntegrationTests)
 

@@ -6,6 +6,7 @@ import java.util.concurrent.{CompletableFuture, CompletionException, LinkedBlock
 import scala.util.control.NonFatal
 
 import io.github.sparkkinesis.client.RetryBackoff
+import org.apache.spark.TaskContext
 import org.slf4j.LoggerFactory
 import software.amazon.awssdk.services.kinesis.KinesisAsyncClient
 import software.amazon.awssdk.services.kinesis.model._
@@ -40,8 +41,12 @@ final class RecordPublisher(
   private final class Completion(
       val lane: Lane,
       val batch: util.ArrayList[PendingRecord],
+      val sent: Sent,
       val response: PutRecordsResponse,
       val error: Throwable)
+
+  /** What the flow controller needs to know of a request when its response arrives. */
+  private final class Sent(val atNanos: Long, val units: Double, val fullBatch: Boolean)
 
   private val backoff = new RetryBackoff(config.connection.retry)
   private val flow = FlowController(config.flowControl, config.maxRecordsPerRequest, limits.openShards)
@@ -130,26 +135,31 @@ final class RecordPublisher(
     val batchSize = math.min(flow.batchSize, config.maxRecordsPerRequest)
     val batch = lane.batcher.take(batchSize, config.maxBytesPerRequest)
     val entries = new util.ArrayList[PutRecordsRequestEntry](batch.size)
+    var units = 0.0
     var i = 0
     while (i < batch.size) {
       val r = batch.get(i)
       r.attempts += 1
       queuedBytes -= r.size
+      units += FlowController.units(r.size)
       entries.add(r.entry)
       i += 1
     }
     queuedRecords -= batch.size
     lane.busy = true
     inFlight += 1
-    val delay = flow.delayMillis
-    nextSendAtNanos = now + TimeUnit.MILLISECONDS.toNanos(delay)
+    val pause = flow.pauseNanos(units)
+    // Keep to the schedule when a send comes a little late, so the pace is the controller's rate, but do not
+    // bank the time of an idle spell for a burst.
+    nextSendAtNanos = (if (nextSendAtNanos - (now - pause) > 0) nextSendAtNanos else now) + pause
     metrics.batchSize = batchSize
-    metrics.flowControlDelayMs = delay
+    metrics.flowControlDelayMs = TimeUnit.NANOSECONDS.toMillis(pause)
+    val sent = new Sent(now, units, fullBatch = batch.size == batchSize || !lane.batcher.isEmpty)
     val request = PutRecordsRequest.builder().streamName(stream).records(entries).build()
     val future =
       try client.putRecords(request)
       catch { case NonFatal(e) => CompletableFuture.failedFuture[PutRecordsResponse](e) }
-    future.whenComplete((response, error) => completions.add(new Completion(lane, batch, response, error)))
+    future.whenComplete((response, error) => completions.add(new Completion(lane, batch, sent, response, error)))
   }
 
   private def complete(c: Completion): Unit = {
@@ -171,7 +181,10 @@ final class RecordPublisher(
     metrics.recordsWritten += outcome.stored
     metrics.bytesWritten += outcome.storedBytes
     metrics.throttledRecords += outcome.throttled
-    flow.onResponse(c.batch.size, outcome.throttled)
+    val now = System.nanoTime()
+    flow.onResponse(FlowController.Response(c.batch.size, c.sent.units, outcome.throttled, c.sent.atNanos, now,
+      c.sent.fullBatch))
+    if (trace.isDebugEnabled) traceResponse(c, outcome.throttled)
     outcome.error(stream, backoff).foreach(e => throw e)
     val failed = outcome.failed
     if (failed != null) {
@@ -182,8 +195,9 @@ final class RecordPublisher(
       while (j < failed.size) { bytes += failed.get(j).size; j += 1 }
       queuedRecords += failed.size
       queuedBytes += bytes
-      val now = System.nanoTime()
-      c.lane.notBeforeNanos = now + backoff.delayBefore(failed.get(0).attempts + 1).toNanos
+      c.lane.notBeforeNanos =
+        if (outcome.throttled == failed.size && flow.pacing) now
+        else now + backoff.delayBefore(failed.get(0).attempts + 1).toNanos
       warnRetries(failed.size, now)
     }
   }
@@ -194,10 +208,21 @@ final class RecordPublisher(
     if (now - lastWarnNanos >= WarnIntervalNanos || lastWarnNanos == 0L) {
       log.warn(s"Kinesis stream '$stream': resending $retriedSinceWarn record(s) Kinesis did not store " +
         s"(${metrics.throttledRecords} throttled so far in this task); batch size ${flow.batchSize}, " +
-        s"pause ${flow.delayMillis} ms")
+        s"pause ${metrics.flowControlDelayMs} ms")
       lastWarnNanos = now
       retriedSinceWarn = 0
     }
+  }
+
+  /** One line per response for benchmarks and for diagnosing a slow write (logger `...sink.FlowTrace`). */
+  private def traceResponse(c: Completion, throttled: Int): Unit = {
+    val partition = Option(TaskContext.get()).map(_.partitionId()).getOrElse(-1)
+    val rate = flow match {
+      case r: RateFlowController => f" rate=${r.unitsPerSecond}%.1f"
+      case _ => ""
+    }
+    trace.debug(s"t=${System.currentTimeMillis()} stream=$stream task=$partition records=${c.batch.size} " +
+      s"throttled=$throttled batch=${metrics.batchSize} pauseMs=${metrics.flowControlDelayMs}$rate")
   }
 
   private def requestError(cause: Throwable): Throwable = cause match {
@@ -208,5 +233,6 @@ final class RecordPublisher(
 
 object RecordPublisher {
   private val log = LoggerFactory.getLogger(classOf[RecordPublisher])
+  private val trace = LoggerFactory.getLogger("io.github.sparkkinesis.sink.FlowTrace")
   private val WarnIntervalNanos = TimeUnit.SECONDS.toNanos(10)
 }

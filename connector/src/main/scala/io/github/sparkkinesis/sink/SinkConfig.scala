@@ -7,13 +7,15 @@ import io.github.sparkkinesis.options.{KinesisOptions, OptionReader}
 sealed trait FlowControlMode extends Serializable
 object FlowControlMode {
   case object Adaptive extends FlowControlMode
+  case object Ladder extends FlowControlMode
   case object Aimd extends FlowControlMode
   case object Off extends FlowControlMode
 
-  val names: Seq[String] = Seq("adaptive", "aimd", "off")
+  val names: Seq[String] = Seq("adaptive", "ladder", "aimd", "off")
 
   def parse(name: String): FlowControlMode = name.toLowerCase(java.util.Locale.ROOT) match {
     case "adaptive" => Adaptive
+    case "ladder" => Ladder
     case "aimd" => Aimd
     case "off" => Off
   }

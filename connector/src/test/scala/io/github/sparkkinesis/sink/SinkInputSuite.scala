@@ -65,7 +65,7 @@ class SinkInputSuite extends AnyFunSuite {
     assert(error("streamName" -> "s", "maxRecordsPerRequest" -> "501").contains("1..500"))
     assert(error("streamName" -> "s", "maxBytesPerRequest" -> "11m").contains("'maxBytesPerRequest'"))
     assert(error("streamName" -> "s", "maxInFlightRequests" -> "0").contains("1..64"))
-    assert(error("streamName" -> "s", "flowControl" -> "fast").contains("one of adaptive, aimd, off"))
+    assert(error("streamName" -> "s", "flowControl" -> "fast").contains("one of adaptive, ladder, aimd, off"))
     assert(error("streamName" -> "s", "preserveKeyOrdr" -> "true").contains("did you mean 'preserveKeyOrder'"))
   }
 

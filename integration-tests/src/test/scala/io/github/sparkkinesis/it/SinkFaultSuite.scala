@@ -94,6 +94,34 @@ class SinkFaultSuite extends AnyFunSuite with SimulatorSuite with SparkSuite {
     assert(stored(stream).toSet == (0L until 400L).toSet)
   }
 
+  /** Writes `perKey` records for each of three keys, interleaved, from one task; returns each key's stored order. */
+  private def writeOrdered(perKey: Int, preserveKeyOrder: Boolean): Map[String, Seq[Int]] = {
+    val stream = newStream()
+    val rows = spark.range(0, 3L * perKey, 1, 1).select(
+      concat(lit("key"), (col("id") % 3).cast("string")).as("partitionKey"),
+      (col("id") / 3).cast("int").cast("string").as("data"))
+    simulator.admin.faults("""[{"kind": "recordFailure", "operations": ["PutRecords"], "probability": 0.2,
+      | "maxCount": 60, "partitionKeys": ["key0", "key1", "key2"]}]""".stripMargin, seed = 17)
+    try write(stream, rows, "preserveKeyOrder" -> preserveKeyOrder.toString, "retryMaxBackoff" -> "200ms")
+    finally simulator.admin.clearFaults()
+    assert(failedRecords(stream) > 0, "no record failed: the test would prove nothing")
+    StreamContents.read(simulatorKinesis.client, stream).groupBy(_.partitionKey).view
+      .mapValues(_.map(_.text.toInt)).toMap
+  }
+
+  test("preserveKeyOrder: with records of a key failing inside requests, every key is stored in input order") {
+    val stored = writeOrdered(perKey = 300, preserveKeyOrder = true)
+    assert(stored.keySet == Set("key0", "key1", "key2"))
+    stored.foreach { case (key, seqs) => assert(seqs == (0 until 300), s"$key stored out of order: $seqs") }
+  }
+
+  test("without preserveKeyOrder the same failures reorder a key (the documented trade-off), losing nothing") {
+    val stored = writeOrdered(perKey = 300, preserveKeyOrder = false)
+    stored.foreach { case (key, seqs) => assert(seqs.sorted == (0 until 300), s"$key lost or doubled records") }
+    assert(stored.values.exists(seqs => seqs != seqs.sorted),
+      "no key was reordered: the test above would pass without the option")
+  }
+
   test("when retries run out, the task fails naming the stream, the error code and the count") {
     val stream = newStream()
     simulator.admin.faults("""[{"kind": "recordFailure", "operations": ["PutRecords"], "partitionKeys": ["k3"]}]""")

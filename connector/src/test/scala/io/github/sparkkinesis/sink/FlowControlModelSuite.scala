@@ -1,0 +1,132 @@
+package io.github.sparkkinesis.sink
+
+import scala.collection.mutable
+import scala.util.Random
+
+import org.scalatest.funsuite.AnyFunSuite
+
+/**
+ * The flow controllers in closed loop with a model of Kinesis shards (token buckets holding one second of quota,
+ * as AWS documents), in virtual time. This checks the control law, not Kinesis: the real quota measurements run
+ * against the simulator in `make bench` (SinkQuotaBench).
+ */
+class FlowControlModelSuite extends AnyFunSuite {
+  import FlowControlModelSuite._
+
+  private def check(name: String, result: Result): Unit = {
+    info(f"$name: ${result.fractionOfAchievable}%.3f of achievable, ${result.throttledFraction}%.3f throttled")
+    assert(result.fractionOfAchievable >= 0.95, s"$name delivered too little: $result")
+    assert(result.throttledFraction <= 0.05, s"$name: too many throttled attempts: $result")
+  }
+
+  test("adaptive: one shard, one writer: >= 95 % of the quota, <= 5 % throttled after warm-up") {
+    check("1 shard x 1 writer", simulate(FlowControlMode.Adaptive, Seq(1.0), writers = 1))
+  }
+
+  test("adaptive: one shard shared by two writers") {
+    check("1 shard x 2 writers", simulate(FlowControlMode.Adaptive, Seq(1.0), writers = 2))
+  }
+
+  test("adaptive: four and sixteen shards, two writers, uniform keys") {
+    check("4 shards x 2 writers", simulate(FlowControlMode.Adaptive, Seq.fill(4)(0.25), writers = 2))
+    check("16 shards x 2 writers", simulate(FlowControlMode.Adaptive, Seq.fill(16)(1.0 / 16), writers = 2))
+  }
+
+  test("adaptive: hot-key skew (40 % of the records on one of four shards): the hot shard runs at its quota") {
+    check("4 shards, hot", simulate(FlowControlMode.Adaptive, Seq(0.4, 0.2, 0.2, 0.2), writers = 2))
+  }
+
+  test("adaptive: records of 4 KiB are paced by the byte quota") {
+    check("1 shard x 1 writer, 4 KiB", simulate(FlowControlMode.Adaptive, Seq(1.0), writers = 1, unitsPerRecord = 4))
+  }
+
+  test("the seed ladder, for comparison, settles well below the quota") {
+    val ladder = simulate(FlowControlMode.Ladder, Seq(1.0), writers = 1)
+    info(f"ladder, 1 shard x 1 writer: ${ladder.fractionOfAchievable}%.3f of achievable, ${ladder.throttledFraction}%.3f throttled")
+    assert(ladder.fractionOfAchievable < 0.9)
+  }
+}
+
+object FlowControlModelSuite {
+  final case class Result(delivered: Long, achievable: Double, attempts: Long, throttled: Long) {
+    def fractionOfAchievable: Double = delivered / achievable
+    def throttledFraction: Double = if (attempts == 0) 0 else throttled.toDouble / attempts
+  }
+
+  private final class Bucket(rate: Double) {
+    private var balance = rate
+    def refill(ms: Double): Unit = balance = math.min(rate, balance + rate * ms / 1000)
+    def take(units: Double): Boolean = if (balance >= units) { balance -= units; true } else false
+  }
+
+  private final class Request(val records: Seq[Int], val sentMs: Long, val units: Double, val full: Boolean)
+
+  private final class Writer(val flow: FlowController) {
+    val resend = mutable.Queue.empty[Int]
+    var nextSendMs = 0.0
+    var retryAtMs = 0L
+    val inFlight = mutable.Queue.empty[(Long, Request, Seq[Boolean])]
+  }
+
+  /**
+   * Writers with endless input send to shards whose record shares are `weights`; each writer keeps up to 4
+   * requests in flight, responses take `latencyMs`, throttled records are resent after 100 ms. Counts after
+   * `warmupS` seconds, against what the shards can take given the skew: the hottest shard's quota / its share.
+   */
+  def simulate(mode: FlowControlMode, weights: Seq[Double], writers: Int, seconds: Int = 30, warmupS: Int = 5,
+      latencyMs: Int = 20, unitsPerRecord: Double = 1.0,
+      controller: () => FlowController = null): Result = {
+    val random = new Random(7)
+    val buckets = weights.map(_ => new Bucket(1000))
+    val cumulative = weights.scanLeft(0.0)(_ + _).tail
+    def nextShard(): Int = { val x = random.nextDouble(); math.max(0, cumulative.indexWhere(x < _)) }
+    val ws = Seq.fill(writers)(new Writer(
+      if (controller != null) controller() else FlowController(mode, 500, weights.size)))
+    var delivered, attempts, throttled = 0L
+    for (t <- 0L until seconds * 1000L) {
+      buckets.foreach(_.refill(1))
+      val counting = t >= warmupS * 1000L
+      for (w <- ws) {
+        while (w.inFlight.nonEmpty && w.inFlight.head._1 <= t) {
+          val (_, req, stored) = w.inFlight.dequeue()
+          val refused = req.records.zip(stored).collect { case (shard, false) => shard }
+          w.flow.onResponse(FlowController.Response(req.records.size, req.units, refused.size, req.sentMs * 1000000L,
+            t * 1000000L, req.full))
+          if (refused.nonEmpty) { w.resend.prependAll(refused); w.retryAtMs = t + 100 }
+        }
+        if (w.inFlight.size < 4 && t >= w.nextSendMs) {
+          val size = w.flow.batchSize
+          val fromResend = if (t >= w.retryAtMs) math.min(size, w.resend.size) else 0
+          val records = Seq.fill(fromResend)(w.resend.dequeue()) ++ Seq.fill(size - fromResend)(nextShard())
+          val stored = records.map(shard => buckets(shard).take(unitsPerRecord))
+          if (counting) {
+            attempts += records.size
+            throttled += stored.count(!_)
+            delivered += stored.count(identity)
+          }
+          val units = records.size * unitsPerRecord
+          w.inFlight.enqueue((t + latencyMs, new Request(records, t, units, full = true), stored))
+          val pauseMs = w.flow.pauseNanos(units) / 1e6
+          w.nextSendMs = math.max(w.nextSendMs, t - pauseMs) + pauseMs
+        }
+      }
+    }
+    val achievable = (seconds - warmupS) * 1000.0 / unitsPerRecord / weights.max
+    Result(delivered, achievable, attempts, throttled)
+  }
+}
+
+object FlowControlModelSweep {
+  import FlowControlModelSuite._
+  def main(args: Array[String]): Unit = {
+    for (d <- Seq(0.1); g <- Seq(0.1)) {
+      val shapes = Seq("1x1" -> (Seq(1.0), 1), "1x2" -> (Seq(1.0), 2), "4x2" -> (Seq.fill(4)(0.25), 2),
+        "16x2" -> (Seq.fill(16)(1.0 / 16), 2), "hot" -> (Seq(0.4, 0.2, 0.2, 0.2), 2))
+      val out = shapes.map { case (n, (w, k)) =>
+        val r = simulate(FlowControlMode.Adaptive, w, k, controller = () => new RateFlowController(500, w.size, d, g))
+        f"$n ${r.fractionOfAchievable}%.3f/${r.throttledFraction}%.3f"
+      }
+      println(s"d=$d g=$g: " + out.mkString("  "))
+    }
+  }
+}
