@@ -62,6 +62,8 @@ python-jar:
 	@test -f $(ASSEMBLY) || { echo "$(ASSEMBLY) is missing: run 'make build'"; exit 1; }
 	rm -f python/pyspark_kinesis/jars/*.jar
 	cp $(ASSEMBLY) python/pyspark_kinesis/jars/
+	@# setuptools reuses python/build/lib: a jar left there from another version would ship in the next wheel.
+	rm -rf python/build
 
 # --- tests ----------------------------------------------------------------------------------------------------
 # One sbt run: unit tests, the published artifact (the --packages test needs it), then the integration tests.

@@ -36,7 +36,7 @@ object KinesisOptions {
   val InitialTimestamp = opt("initialTimestamp", null, "with initialPosition=at_timestamp: ISO-8601 or epoch millis", Source)
   val EndingPosition = opt("endingPosition", "latest", "batch reads only: where the read ends (latest = the tip when the read is planned)", Source)
   val MaxRecordsPerFetch = opt("maxRecordsPerFetch", "10000", "Limit of one GetRecords call (1..10000)", Source)
-  val MaxFetchRate = opt("maxFetchRate", "adaptive", "MB/s cap per shard; unset = up to the read quota, backing off on throttling", Source)
+  val MaxFetchRate = opt("maxFetchRate", "adaptive", "MB/s cap per shard; unset = the shard's read quota (2 MiB/s: after a large read the next call waits it out); throttling backs off", Source)
   val MinFetchPeriod = opt("minFetchPeriod", "200ms", "least time between two GetRecords calls on one shard", Source)
   val MaxFetchDuration = opt("maxFetchDuration", "10s", "how long one task may keep fetching for one micro-batch", Source)
   val MaxRecordsPerTrigger = opt("maxRecordsPerTrigger", "none", "admission control: records per micro-batch across all shards", Source)
@@ -54,7 +54,7 @@ object KinesisOptions {
   val MaxInFlightRequests = opt("maxInFlightRequests", "4", "PutRecords requests one writer task keeps in flight per stream (1..64); all records of one partition key share one", Sink)
   val PreserveKeyOrder = opt("preserveKeyOrder", "false", "never let a resent record land after a later record of its key: at most one record per key per request (slower for hot keys)", Sink)
   val ClusterByPartitionKey = opt("clusterByPartitionKey", "false", "shuffle the input so that all records of one partition key are written by one task", Sink)
-  val FlowControl = opt("flowControl", "adaptive", "adaptive (smaller batches and a pause between sends while shards throttle), aimd, or off", Sink)
+  val FlowControl = opt("flowControl", "adaptive", "adaptive (a paced send rate while shards throttle), ladder (the seed design), aimd, or off", Sink)
 
   val all: Seq[KinesisOption] = Seq(
     StreamName, Region, Endpoint, AwsAccessKey, AwsSecretKey, AwsSessionToken, RoleArn, RoleExternalId,

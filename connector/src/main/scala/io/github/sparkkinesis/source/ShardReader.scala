@@ -15,7 +15,7 @@ final case class Poll(records: Seq[UserRecord], bytes: Long, millisBehindLatest:
 
 /**
  * Reads one shard forward from a position with GetRecords, within the shard's quotas: at most one call per
- * `minFetchPeriod`, and, with `maxFetchRate`, spacing calls so the bytes read stay under that rate. Throttling
+ * `minFetchPeriod`, and calls spaced so the bytes read stay under the shard's read quota (or `maxFetchRate`). Throttling
  * and server errors are retried by the SDK's retry strategy (ClientFactory); an expired iterator is renewed from
  * the last record read. Not thread-safe: one reader belongs to one task at a time.
  */
@@ -84,12 +84,14 @@ final class ShardReader(client: KinesisClient, config: SourceConfig, val key: Sh
     Poll(records, bytes, Option(response.millisBehindLatest()).map(_.longValue).getOrElse(0L), ended)
   }
 
+  /**
+   * A call may return up to 10 MiB, five seconds of a shard's 2 MiB/s read quota: Kinesis serves it and refuses
+   * the shard's calls until the debt is paid. Waiting out the debt here, instead of calling into it, keeps every
+   * call unthrottled and the rate at the quota.
+   */
   private def pacingNanos(bytes: Long): Long = {
-    val period = config.minFetchPeriod.toNanos
-    config.maxFetchRateMBps match {
-      case Some(rate) => math.max(period, (bytes / (rate * 1000 * 1000) * 1e9).toLong)
-      case None => period
-    }
+    val bytesPerSecond = config.maxFetchRateMBps.map(_ * 1000 * 1000).getOrElse(ShardReader.ReadQuotaBytesPerSecond)
+    math.max(config.minFetchPeriod.toNanos, (bytes / bytesPerSecond * 1e9).toLong)
   }
 
   private def newIterator(): String = {
@@ -124,4 +126,9 @@ final class ShardReader(client: KinesisClient, config: SourceConfig, val key: Sh
     client.getShardIterator(GetShardIteratorRequest.builder().streamName(key.stream).shardId(key.shardId)
       .shardIteratorType(ShardIteratorType.TRIM_HORIZON).build()).shardIterator()
   }
+}
+
+object ShardReader {
+  /** AWS's read quota per shard (shared by every consumer of the shard that does not use enhanced fan-out). */
+  val ReadQuotaBytesPerSecond: Double = 2.0 * 1024 * 1024
 }

@@ -115,18 +115,3 @@ object FlowControlModelSuite {
     Result(delivered, achievable, attempts, throttled)
   }
 }
-
-object FlowControlModelSweep {
-  import FlowControlModelSuite._
-  def main(args: Array[String]): Unit = {
-    for (d <- Seq(0.1); g <- Seq(0.1)) {
-      val shapes = Seq("1x1" -> (Seq(1.0), 1), "1x2" -> (Seq(1.0), 2), "4x2" -> (Seq.fill(4)(0.25), 2),
-        "16x2" -> (Seq.fill(16)(1.0 / 16), 2), "hot" -> (Seq(0.4, 0.2, 0.2, 0.2), 2))
-      val out = shapes.map { case (n, (w, k)) =>
-        val r = simulate(FlowControlMode.Adaptive, w, k, controller = () => new RateFlowController(500, w.size, d, g))
-        f"$n ${r.fractionOfAchievable}%.3f/${r.throttledFraction}%.3f"
-      }
-      println(s"d=$d g=$g: " + out.mkString("  "))
-    }
-  }
-}

@@ -64,6 +64,26 @@ class SourceQuotaAndFaultSuite extends AnyFunSuite with SimulatorSourceTest {
     }
   }
 
+  test("a backlog above the byte quota is read at 2 MiB/s per shard: a large read is waited out, no call throttled") {
+    val stream = newStreamName("bytes")
+    kinesis.createStream(stream, 1)
+    val payload = "x" * 4000
+    simulator.admin.quotas(enabled = false) // the test's own puts: 6 MB at once
+    val first = try kinesis.putAll(stream, (1 to 1500).map(i => (s"key-${i % 7}", s"big-$i-$payload")))
+      finally simulator.admin.quotas(enabled = true, factor = 1.0)
+    val shard = kinesis.shardIds(stream).head
+    val (collector, query) = running(stream)
+    try {
+      eventually("the backlog to be read") { collector.records.size >= first.size }
+      // The backlog came in one or two calls; the calls after them fall in the debt they left.
+      val after = simulator.admin.shardCounter(stream, shard, "getRecordsCalls")
+      eventually("polls after the large read") { simulator.admin.shardCounter(stream, shard, "getRecordsCalls") >= after + 3 }
+    } finally query.stop()
+    assert(simulator.admin.shardCounter(stream, shard, "getRecordsBytes") >= 1500L * 4000, "the backlog was not read")
+    assert(simulator.admin.shardCounter(stream, shard, "throttledGetRecordsCalls") == 0, "a call fell in the read debt")
+    assert(collector.records.size == first.size)
+  }
+
   test("a throttling storm mid-query is absorbed by backoff and shows in the metrics") {
     survives("throttle") { (stream, collector) =>
       // Put first: at a fiftieth of the quota the test's own writes would be throttled too.

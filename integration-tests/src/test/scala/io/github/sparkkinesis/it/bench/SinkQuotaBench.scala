@@ -7,7 +7,7 @@ import java.util.concurrent.{Executors, TimeUnit}
 import scala.concurrent.{Await, ExecutionContext, Future}
 import scala.concurrent.duration._
 import scala.jdk.CollectionConverters._
-import scala.util.{Random, Try}
+import scala.util.Try
 
 import com.fasterxml.jackson.databind.ObjectMapper
 import com.fasterxml.jackson.databind.node.ObjectNode
@@ -174,8 +174,11 @@ final class SinkQuotaRun(spark: SparkSession, simulator: KinesisSimulator, kines
     val starts = startKeys.map(_.toString).toArray
     val top = BigInteger.ONE.shiftLeft(128)
     val hashKey = udf { (id: Long) =>
-      val random = new Random(id)
-      val shard = math.max(0, cumulative.indexWhere(random.nextDouble() < _))
+      // SplittableRandom mixes its seed: java.util.Random's first draws for consecutive seeds are correlated, which
+      // sent runs of rows to one shard and measured bursts, not the controller.
+      val random = new java.util.SplittableRandom(id)
+      val draw = random.nextDouble()
+      val shard = math.max(0, cumulative.indexWhere(draw < _))
       val start = new BigInteger(starts(shard))
       val end = if (shard + 1 < starts.length) new BigInteger(starts(shard + 1)) else top
       start.add(end.subtract(start).multiply(BigInteger.valueOf(random.nextInt(1 << 30))).shiftRight(30)).toString
