@@ -1,0 +1,119 @@
+"""Under the simulator's AWS quotas: the source's read rate as a fraction of the shards' aggregate read quota
+(2 MiB/s and 5 GetRecords/s per shard) with the throttled-call fraction from the simulator's counters; and the
+sink's write-under-quota runs, measured by the JVM program `SinkQuotaBench` and folded in here."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from bench.env import REPO, Settings, Simulator, load, source_options, wait_for
+from bench.loops import JvmSdk
+
+READ_QUOTA_BYTES = 2 * 1024 * 1024
+READ_QUOTA_CALLS = 5
+RECORD_BYTES = 1024
+WARMUP_SECONDS = 5.0
+SINK_QUOTA_CLASS = "io.github.sparkkinesis.it.bench.SinkQuotaBench"
+SINK_QUOTA_SOURCE = "integration-tests/src/test/scala/io/github/sparkkinesis/it/bench/SinkQuotaBench.scala"
+
+
+def _window(sim: Simulator, stream: str) -> dict[str, float]:
+    c = sim.stream_counters(stream)
+    return {k: float(c.get(k, 0)) for k in ("getRecordsBytes", "getRecordsCalls", "throttledGetRecordsCalls",
+                                             "getRecordsRecords")} | {"t": time.monotonic()}
+
+
+def read_under_quota(spark: Any, sim: Simulator, sdk: JvmSdk, shards: int, seconds: float) -> dict[str, Any]:
+    """A backlog larger than the quota lets through in the window, read by a streaming query (default trigger)
+    with quotas on; the rate is what the simulator served between two counter snapshots after a warm-up."""
+    warmup = min(WARMUP_SECONDS, seconds / 2)
+    backlog = int(shards * READ_QUOTA_BYTES * (seconds + warmup + 10) * 1.2 / RECORD_BYTES)
+    sim.quotas(False)
+    stream = sim.new_stream(shards, "bench-quota")
+    sdk.write(stream, backlog, RECORD_BYTES, threads=2)
+    sim.quotas(True)
+    loads = load()
+    reader = spark.readStream.format("kinesis").options(
+        **source_options(sim.endpoint, stream, initialPosition="trim_horizon")).load()
+    with tempfile.TemporaryDirectory(prefix="bench-quota-cp-") as checkpoint:
+        query = reader.writeStream.format("noop").option("checkpointLocation", checkpoint).start()
+        try:
+            wait_for(lambda: _window(sim, stream)["getRecordsBytes"] > 0, 120, "the source's first GetRecords")
+            time.sleep(warmup)  # a measurement window, not a wait for a condition
+            first = _window(sim, stream)
+            time.sleep(seconds)
+            last = _window(sim, stream)
+            failure = query.exception()
+        finally:
+            query.stop()
+    sim.quotas(False)
+    sim.delete(stream)
+    if failure is not None:
+        raise RuntimeError(f"read query failed under quota: {failure}")
+    elapsed = last["t"] - first["t"]
+    delta = {k: last[k] - first[k] for k in first if k != "t"}
+    calls = delta["getRecordsCalls"]
+    return {
+        "shards": shards, "recordBytes": RECORD_BYTES, "seconds": round(elapsed, 2), "backlogRecords": backlog,
+        "mibPerSecond": round(delta["getRecordsBytes"] / elapsed / 1024 / 1024, 3),
+        "fractionOfByteQuota": round(delta["getRecordsBytes"] / elapsed / (shards * READ_QUOTA_BYTES), 3),
+        "getRecordsPerShardPerSecond": round(calls / elapsed / shards, 2),
+        "fractionOfCallQuota": round(calls / elapsed / (shards * READ_QUOTA_CALLS), 3),
+        "throttledFraction": round(delta["throttledGetRecordsCalls"] / calls, 4) if calls else None,
+        "getRecordsCalls": int(calls), "throttledGetRecordsCalls": int(delta["throttledGetRecordsCalls"]), **loads,
+    }
+
+
+def run_read(spark: Any, sim: Simulator, settings: Settings) -> dict[str, Any]:
+    sdk = JvmSdk(spark, sim.endpoint)
+    try:
+        runs = []
+        for shards in settings.quota_shards:
+            reps = [read_under_quota(spark, sim, sdk, shards, settings.quota_seconds)
+                    for _ in range(settings.repetitions)]
+            best = sorted(reps, key=lambda r: r["fractionOfByteQuota"])[len(reps) // 2]  # the median repetition
+            runs.append({**best, "repetitions": reps})
+            print(f"  read under quota, {shards} shard(s): {best['fractionOfByteQuota']:.2f} of the byte quota, "
+                  f"{best['throttledFraction']} throttled", flush=True)
+        return {"quotaPerShard": {"bytesPerSecond": READ_QUOTA_BYTES, "getRecordsPerSecond": READ_QUOTA_CALLS},
+                "runs": runs}
+    finally:
+        sdk.close()
+
+
+# --- write under quota: the other engineer's JVM program ----------------------------------------------------------
+def sink_quota_available() -> bool:
+    return (REPO / SINK_QUOTA_SOURCE).is_file()
+
+
+def run_sink_quota(sbt: str, settings: Settings, out: Path) -> dict[str, Any]:
+    """Runs SinkQuotaBench through sbt when its source is on this branch; otherwise says so."""
+    if not sink_quota_available():
+        return {"available": False, "note": "SinkQuotaBench not available (no " + SINK_QUOTA_SOURCE + ")"}
+    args = f"--out {out}"
+    if settings.sink_quota_seconds is not None:
+        args += f" --seconds {settings.sink_quota_seconds:g}"
+    if settings.sink_quota_quick:
+        args += " --quick"
+    command = shlex.split(sbt) + [f"integrationTests/Test/runMain {SINK_QUOTA_CLASS} {args}"]
+    started = time.monotonic()
+    done = subprocess.run(command, cwd=REPO, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=1800)
+    if done.returncode != 0 or not out.is_file():
+        tail = "\n".join((done.stdout + done.stderr).splitlines()[-30:])
+        raise RuntimeError(f"SinkQuotaBench failed (exit {done.returncode}):\n{tail}")
+    return fold_sink_quota(json.loads(out.read_text())) | {"seconds": round(time.monotonic() - started, 1)}
+
+
+def fold_sink_quota(data: dict[str, Any]) -> dict[str, Any]:
+    """SinkQuotaBench's JSON as it is, plus one summary row per run (the trace stays for the plot)."""
+    rows = [{k: run.get(k) for k in ("mode", "shards", "tasks", "keys", "recordBytes", "quotaRecordsPerSecond",
+                                      "achievableRecordsPerSecond", "deliveredRecordsPerSecond",
+                                      "fractionOfAchievable", "throttledFraction", "lost", "duplicates")}
+            for run in data.get("runs", [])]
+    return {"available": True, "summary": rows, "runs": data.get("runs", [])}
