@@ -56,8 +56,8 @@ class Settings:
     def for_mode(cls, mode: str, repetitions: int | None = None) -> Settings:
         if mode == "smoke":
             s = cls(mode=mode, repetitions=1, read_shards=[1], record_sizes=[100], read_records={100: 400},
-                    write_records={100: 400}, boto3_seconds=2.0, quota_shards=[1], quota_seconds=3.0,
-                    latency_seconds=4.0, latency_rate=50, scale_shards=[10], scale_seconds=6.0,
+                    write_records={100: 400}, boto3_seconds=1.0, quota_shards=[1], quota_seconds=2.0,
+                    latency_seconds=3.0, latency_rate=50, scale_shards=[10], scale_seconds=4.0,
                     sink_quota_quick=True)
         elif mode == "quick":
             s = cls(mode=mode, repetitions=1, read_shards=[1, 4], read_records={100: 100_000, 1024: 25_000},
@@ -158,7 +158,8 @@ def spark_session(app: str = "spark-kinesis-bench") -> Any:
     from pyspark_kinesis import configure_spark
 
     builder = (SparkSession.builder.master("local[2]").appName(app).config("spark.ui.enabled", "false")
-               .config("spark.sql.shuffle.partitions", "2"))
+               .config("spark.sql.shuffle.partitions", "2").config("spark.ui.showConsoleProgress", "false")
+               .config("spark.driver.memory", "2g"))
     return configure_spark(builder).getOrCreate()
 
 
