@@ -44,7 +44,7 @@ class Settings:
     #: the hand-written boto3 loops are slow; they run for at most this long and report their rate
     boto3_seconds: float = 8.0
     quota_shards: list[int] = field(default_factory=lambda: [1, 4])
-    quota_seconds: float = 20.0
+    quota_seconds: float = 15.0
     latency_seconds: float = 30.0
     latency_rate: int = 200
     scale_shards: list[int] = field(default_factory=lambda: [10, 100, 1000])

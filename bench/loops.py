@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from functools import reduce
 from typing import Any
 
-from bench.env import REGION
+from bench.env import REGION, median
 
 SHADED_SDK = "io.github.sparkkinesis.shaded.software.amazon.awssdk"
 BATCH = 500
@@ -38,6 +38,23 @@ class Rate:
     @property
     def mib_per_second(self) -> float:
         return self.records_per_second * self.record_bytes / 1024 / 1024
+
+
+def rate_dict(rate: Rate) -> dict[str, Any]:
+    return {"records": rate.records, "seconds": round(rate.seconds, 3),
+            "recordsPerSecond": round(rate.records_per_second, 1), "mibPerSecond": round(rate.mib_per_second, 2)}
+
+
+def compare(reps: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
+    """The contenders' repetitions ("connector", "rawSdk", "boto3") as medians, and the connector's ratio to the
+    raw SDK loop: the figure the targets are about."""
+    out: dict[str, Any] = {
+        name: {"recordsPerSecond": round(median([r["recordsPerSecond"] for r in runs]), 1),
+               "mibPerSecond": round(median([r["mibPerSecond"] for r in runs]), 2), "runs": runs}
+        for name, runs in reps.items()}
+    raw = out["rawSdk"]["recordsPerSecond"]
+    out["ratioToRawSdk"] = round(out["connector"]["recordsPerSecond"] / raw, 3) if raw else None
+    return out
 
 
 def _jclass(jvm: Any, name: str) -> Any:

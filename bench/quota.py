@@ -17,7 +17,6 @@ from bench.loops import JvmSdk
 
 READ_QUOTA_BYTES = 2 * 1024 * 1024
 READ_QUOTA_CALLS = 5
-RECORD_BYTES = 1024
 WARMUP_SECONDS = 5.0
 SINK_QUOTA_CLASS = "io.github.sparkkinesis.it.bench.SinkQuotaBench"
 SINK_QUOTA_SOURCE = "integration-tests/src/test/scala/io/github/sparkkinesis/it/bench/SinkQuotaBench.scala"
@@ -29,14 +28,16 @@ def _window(sim: Simulator, stream: str) -> dict[str, float]:
                                              "getRecordsRecords")} | {"t": time.monotonic()}
 
 
-def read_under_quota(spark: Any, sim: Simulator, sdk: JvmSdk, shards: int, seconds: float) -> dict[str, Any]:
+def read_under_quota(spark: Any, sim: Simulator, sdk: JvmSdk, shards: int, record_bytes: int, seconds: float
+                     ) -> dict[str, Any]:
     """A backlog larger than the quota lets through in the window, read by a streaming query (default trigger)
     with quotas on; the rate is what the simulator served between two counter snapshots after a warm-up."""
     warmup = min(WARMUP_SECONDS, seconds / 2)
-    backlog = int(shards * READ_QUOTA_BYTES * (seconds + warmup + 10) * 1.2 / RECORD_BYTES)
+    # Enough that the backlog outlasts the start, the warm-up and the window at the full quota.
+    backlog = int(shards * READ_QUOTA_BYTES * (seconds + warmup + 5) * 1.1 / record_bytes)
     sim.quotas(False)
     stream = sim.new_stream(shards, "bench-quota")
-    sdk.write(stream, backlog, RECORD_BYTES, threads=2)
+    sdk.write(stream, backlog, record_bytes, threads=4)
     sim.quotas(True)
     loads = load()
     reader = spark.readStream.format("kinesis").options(
@@ -60,7 +61,7 @@ def read_under_quota(spark: Any, sim: Simulator, sdk: JvmSdk, shards: int, secon
     delta = {k: last[k] - first[k] for k in first if k != "t"}
     calls = delta["getRecordsCalls"]
     return {
-        "shards": shards, "recordBytes": RECORD_BYTES, "seconds": round(elapsed, 2), "backlogRecords": backlog,
+        "shards": shards, "recordBytes": record_bytes, "seconds": round(elapsed, 2), "backlogRecords": backlog,
         "mibPerSecond": round(delta["getRecordsBytes"] / elapsed / 1024 / 1024, 3),
         "fractionOfByteQuota": round(delta["getRecordsBytes"] / elapsed / (shards * READ_QUOTA_BYTES), 3),
         "getRecordsPerShardPerSecond": round(calls / elapsed / shards, 2),
@@ -74,13 +75,15 @@ def run_read(spark: Any, sim: Simulator, settings: Settings) -> dict[str, Any]:
     sdk = JvmSdk(spark, sim.endpoint)
     try:
         runs = []
-        for shards in settings.quota_shards:
-            reps = [read_under_quota(spark, sim, sdk, shards, settings.quota_seconds)
-                    for _ in range(settings.repetitions)]
-            best = sorted(reps, key=lambda r: r["fractionOfByteQuota"])[len(reps) // 2]  # the median repetition
-            runs.append({**best, "repetitions": reps})
-            print(f"  read under quota, {shards} shard(s): {best['fractionOfByteQuota']:.2f} of the byte quota, "
-                  f"{best['throttledFraction']} throttled", flush=True)
+        for record_bytes in settings.record_sizes:
+            for shards in settings.quota_shards:
+                reps = [read_under_quota(spark, sim, sdk, shards, record_bytes, settings.quota_seconds)
+                        for _ in range(settings.repetitions)]
+                middle = sorted(reps, key=lambda r: r["fractionOfByteQuota"])[len(reps) // 2]  # the median one
+                runs.append({**middle, "repetitions": reps})
+                print(f"  read under quota, {record_bytes} B x {shards} shard(s): "
+                      f"{middle['fractionOfByteQuota']:.2f} of the byte quota, {middle['throttledFraction']} of "
+                      "GetRecords calls throttled", flush=True)
         return {"quotaPerShard": {"bytesPerSecond": READ_QUOTA_BYTES, "getRecordsPerSecond": READ_QUOTA_CALLS},
                 "runs": runs}
     finally:

@@ -9,7 +9,7 @@ import time
 from typing import Any
 
 from bench.env import Settings, Simulator, load, median, source_options
-from bench.loops import JvmSdk, Rate, boto3_drain
+from bench.loops import JvmSdk, Rate, boto3_drain, compare, rate_dict
 
 
 class HeapPeaks:
@@ -48,17 +48,15 @@ def connector_drain(spark: Any, endpoint: str, stream: str, record_bytes: int, t
         progress = query.recentProgress
     records = sum(int(p["numInputRows"]) for p in progress)
     metrics = [p["sources"][0].get("metrics", {}) for p in progress if p.get("sources")]
+    # Inside the batches: without the query's start and stop, what the source sustains once running.
+    in_batches = sum(float(p["durationMs"].get("triggerExecution", 0)) for p in progress) / 1000
     return {
         "rate": Rate(records, elapsed, record_bytes),
+        "inBatchesRecordsPerSecond": round(records / in_batches, 1) if in_batches else None,
         "batches": sum(1 for p in progress if int(p["numInputRows"]) > 0),
         "throttledCalls": sum(int(m.get("throttledCalls", 0)) for m in metrics),
         "kinesisCalls": sum(int(m.get("kinesisCalls", 0)) for m in metrics),
     }
-
-
-def _rate_dict(rate: Rate) -> dict[str, float]:
-    return {"records": rate.records, "seconds": round(rate.seconds, 3),
-            "recordsPerSecond": round(rate.records_per_second, 1), "mibPerSecond": round(rate.mib_per_second, 2)}
 
 
 def run(spark: Any, sim: Simulator, settings: Settings) -> dict[str, Any]:
@@ -81,11 +79,12 @@ def run(spark: Any, sim: Simulator, settings: Settings) -> dict[str, Any]:
                     heap.reset()
                     result = connector_drain(spark, sim.endpoint, stream, record_bytes)
                     peaks.append(heap.peak_mib())
-                    reps["connector"].append({**_rate_dict(result["rate"]), "batches": result["batches"],
+                    reps["connector"].append({**rate_dict(result["rate"]), "batches": result["batches"],
+                                              "inBatchesRecordsPerSecond": result["inBatchesRecordsPerSecond"],
                                               "kinesisCalls": result["kinesisCalls"],
                                               "throttledCalls": result["throttledCalls"], **loads})
-                    reps["rawSdk"].append({**_rate_dict(sdk.drain(stream, shard_ids, record_bytes)), **load()})
-                    reps["boto3"].append({**_rate_dict(boto3_drain(sim.client, stream, shard_ids, record_bytes,
+                    reps["rawSdk"].append({**rate_dict(sdk.drain(stream, shard_ids, record_bytes)), **load()})
+                    reps["boto3"].append({**rate_dict(boto3_drain(sim.client, stream, shard_ids, record_bytes,
                                                                    settings.boto3_seconds)), **load()})
                 sim.delete(stream)
                 shapes.append(_shape(record_bytes, shards, expected, prefill, reps, peaks))
@@ -106,18 +105,8 @@ def run(spark: Any, sim: Simulator, settings: Settings) -> dict[str, Any]:
 
 def _shape(record_bytes: int, shards: int, expected: int, prefill: Rate, reps: dict[str, list[dict[str, Any]]],
            peaks: list[float]) -> dict[str, Any]:
-    def summary(name: str) -> dict[str, Any]:
-        runs = reps[name]
-        return {"recordsPerSecond": round(median([r["recordsPerSecond"] for r in runs]), 1),
-                "mibPerSecond": round(median([r["mibPerSecond"] for r in runs]), 2), "runs": runs}
-
-    connector, raw = summary("connector"), summary("rawSdk")
-    return {
-        "recordBytes": record_bytes, "shards": shards, "recordsInStream": expected,
-        "prefill": _rate_dict(prefill),
-        "connector": connector, "rawSdk": raw, "boto3": summary("boto3"),
-        "connectorRecordsCounted": [r["records"] for r in reps["connector"]],
-        "ratioToRawSdk": round(connector["recordsPerSecond"] / raw["recordsPerSecond"], 3)
-        if raw["recordsPerSecond"] else None,
-        "heapPeakMiB": round(max(peaks), 1) if peaks else None,
-    }
+    return {"recordBytes": record_bytes, "shards": shards, "recordsInStream": expected, "prefill": rate_dict(prefill),
+            **compare(reps), "connectorRecordsCounted": [r["records"] for r in reps["connector"]],
+            "connectorInBatchesRecordsPerSecond": median([r["inBatchesRecordsPerSecond"] or 0.0
+                                                          for r in reps["connector"]]),
+            "heapPeakMiB": round(max(peaks), 1) if peaks else None}

@@ -7,8 +7,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from bench.env import Settings, Simulator, load, median, source_options
-from bench.loops import JvmSdk, Rate, boto3_write
+from bench.env import Settings, Simulator, load, source_options
+from bench.loops import JvmSdk, Rate, boto3_write, compare, rate_dict
 
 #: threads of the raw loop: the sink keeps 4 requests in flight per task over 2 tasks; the raw loop gets as many
 RAW_WRITE_THREADS = 4
@@ -35,8 +35,7 @@ def sink_write(df: Any, endpoint: str, stream: str) -> float:
 
 
 def _rate_dict(rate: Rate, stored: int) -> dict[str, Any]:
-    return {"records": rate.records, "storedBySimulator": stored, "seconds": round(rate.seconds, 3),
-            "recordsPerSecond": round(rate.records_per_second, 1), "mibPerSecond": round(rate.mib_per_second, 2)}
+    return {**rate_dict(rate), "storedBySimulator": stored}
 
 
 def run(spark: Any, sim: Simulator, settings: Settings) -> dict[str, Any]:
@@ -80,16 +79,5 @@ def run(spark: Any, sim: Simulator, settings: Settings) -> dict[str, Any]:
 
 
 def _shape(record_bytes: int, shards: int, records: int, reps: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
-    def summary(name: str) -> dict[str, Any]:
-        runs = reps[name]
-        return {"recordsPerSecond": round(median([r["recordsPerSecond"] for r in runs]), 1),
-                "mibPerSecond": round(median([r["mibPerSecond"] for r in runs]), 2), "runs": runs}
-
-    connector, raw = summary("connector"), summary("rawSdk")
-    return {
-        "recordBytes": record_bytes, "shards": shards, "recordsWritten": records,
-        "connector": connector, "rawSdk": raw, "boto3": summary("boto3"),
-        "connectorRecordsStored": [r["storedBySimulator"] for r in reps["connector"]],
-        "ratioToRawSdk": round(connector["recordsPerSecond"] / raw["recordsPerSecond"], 3)
-        if raw["recordsPerSecond"] else None,
-    }
+    return {"recordBytes": record_bytes, "shards": shards, "recordsWritten": records, **compare(reps),
+            "connectorRecordsStored": [r["storedBySimulator"] for r in reps["connector"]]}
