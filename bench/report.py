@@ -180,6 +180,8 @@ def plot(results: dict[str, Any], directory: Path, stem: str) -> dict[str, str]:
                     ax.plot([s["shards"] for s in rows], [s[key]["recordsPerSecond"] for s in rows], style,
                             label=f"{'sink' if section == 'write' and key == 'connector' else key}, {size} B")
             ax.set_xscale("log", base=2)
+            ticks = sorted({s["shards"] for s in shapes})
+            ax.set_xticks(ticks, [str(t) for t in ticks])
             ax.set_yscale("log")
             ax.set_xlabel("shards")
             ax.set_ylabel("records/s")
@@ -215,18 +217,23 @@ def plot(results: dict[str, Any], directory: Path, stem: str) -> dict[str, str]:
                 chosen[r["mode"]] = r
         fig, axes = plt.subplots(len(chosen), 1, figsize=(9, 2.6 * len(chosen)), squeeze=False)
         for ax, (mode, r) in zip(axes[:, 0], chosen.items()):
-            trace = sorted(r["trace"], key=lambda e: e["t"])
-            ax.step([e["t"] for e in trace], [e["batch"] for e in trace], where="post", label="batch size")
-            throttled = [e for e in trace if e.get("throttled")]
-            ax.plot([e["t"] for e in throttled], [e["batch"] for e in throttled], "rx", ms=4, label="throttled")
-            ax.set_ylabel("records / request")
             pause = ax.twinx()
-            pause.step([e["t"] for e in trace], [e["pauseMs"] for e in trace], where="post", color="tab:orange",
-                       label="pause ms")
-            pause.set_ylabel("pause ms")
+            for task in sorted({e.get("task", 0) for e in r["trace"]}):
+                trace = sorted((e for e in r["trace"] if e.get("task", 0) == task), key=lambda e: e["t"])
+                times = [e["t"] for e in trace]
+                ax.step(times, [e["batch"] for e in trace], where="post", label=f"batch, task {task}")
+                throttled = [e for e in trace if e.get("throttled")]
+                ax.plot([e["t"] for e in throttled], [e["batch"] for e in throttled], "x", color="red", ms=4,
+                        label="throttled" if task == 0 else None)
+                pause.step(times, [e["pauseMs"] for e in trace], where="post", linestyle="--", alpha=0.8,
+                           label=f"pause, task {task}")
+            ax.set_ylabel("records / request")
+            ax.set_ylim(0, 520)
+            pause.set_ylabel("pause ms (dashed)")
+            pause.set_ylim(0, max([1.0] + [float(e["pauseMs"]) for e in r["trace"]]) * 1.1)
             ax.set_title(f"{mode}: {r['shards']} shard(s), {r['tasks']} task(s), {r['keys']} keys")
-            ax.legend(loc="upper left", fontsize=7)
-            pause.legend(loc="upper right", fontsize=7)
+            ax.legend(loc="lower left", fontsize=7)
+            pause.legend(loc="lower right", fontsize=7)
         axes[-1, 0].set_xlabel("seconds since the run started")
         fig.tight_layout()
         files["flow-control trace"] = f"{stem}-flow-control.png"

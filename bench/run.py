@@ -3,6 +3,8 @@ the plots, and docs/benchmarks.md.
 
     python -m bench.run [--mode full|quick|smoke] [--reps N] [--out DIR] [--no-plots] [--docs PATH]
                         [--endpoint URL] [--only read,write,...] [--sbt "java ... -jar sbt-launch.jar"]
+                        [--sink-quota-json FILE]
+    python -m bench.run --render bench/results/<date>.json [--docs PATH]   # summary, plots, docs again
 
 Environment: BENCH_QUICK=1 (= --mode quick), BENCH_REPS=N, BENCH_STRICT=1 (exit 2 when a target is missed).
 Exit status: 0 when every section ran, 1 when the harness broke (a section raised), 2 for a miss under
@@ -12,6 +14,7 @@ BENCH_STRICT=1.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import time
@@ -29,8 +32,8 @@ SECTIONS = ("read", "write", "readUnderQuota", "writeUnderQuota", "latency", "sc
 
 
 def run_benchmarks(spark: Any, sim: Simulator, settings: Settings, out_dir: Path, *, plots: bool = True,
-                   docs_path: Path | None = None, only: tuple[str, ...] = SECTIONS, sbt: str | None = None
-                   ) -> dict[str, Any]:
+                   docs_path: Path | None = None, only: tuple[str, ...] = SECTIONS, sbt: str | None = None,
+                   sink_quota_json: Path | None = None) -> dict[str, Any]:
     """Runs the chosen sections (a section that raises records its error and the others still run), then writes
     the JSON, the markdown summary, the plots and, when asked, the docs page. Returns the results."""
     date = datetime.now(timezone.utc).strftime("%Y-%m-%d")
@@ -41,7 +44,7 @@ def run_benchmarks(spark: Any, sim: Simulator, settings: Settings, out_dir: Path
         "read": lambda: readers.run(spark, sim, settings),
         "write": lambda: writers.run(spark, sim, settings),
         "readUnderQuota": lambda: quota.run_read(spark, sim, settings),
-        "writeUnderQuota": lambda: _sink_quota(sbt, settings, out_dir, date),
+        "writeUnderQuota": lambda: _sink_quota(sbt, settings, out_dir, date, sink_quota_json),
         "latency": lambda: latency.run(spark, sim, settings),
         "scale": lambda: scale.run(spark, sim, settings),
     }
@@ -58,17 +61,27 @@ def run_benchmarks(spark: Any, sim: Simulator, settings: Settings, out_dir: Path
         results[name]["sectionSeconds"] = round(time.monotonic() - t, 1)
     results["loadAtEnd"] = load()
     results["elapsedSeconds"] = round(time.monotonic() - started, 1)
+    write_outputs(results, out_dir, plots=plots, docs_path=docs_path)
+    return results
+
+
+def write_outputs(results: dict[str, Any], out_dir: Path, *, plots: bool = True, docs_path: Path | None = None
+                  ) -> None:
+    """Targets, plots, <date>.json, <date>.md and the docs page from the results."""
+    date = results["date"]
     results["targets"] = report.targets(results)
     files = report.plot(results, out_dir, date) if plots else {}
     results["plots"] = files
     dump(out_dir / f"{date}.json", results)
     (out_dir / f"{date}.md").write_text(report.markdown(results, files))
     if docs_path is not None:
-        docs_path.write_text(report.docs(results, files, os.path.relpath(out_dir, REPO)))
-    return results
+        docs_path.write_text(report.docs(results, files, os.path.relpath(out_dir.resolve(), REPO)))
 
 
-def _sink_quota(sbt: str | None, settings: Settings, out_dir: Path, date: str) -> dict[str, Any]:
+def _sink_quota(sbt: str | None, settings: Settings, out_dir: Path, date: str,
+                given: Path | None = None) -> dict[str, Any]:
+    if given is not None:  # a file SinkQuotaBench wrote earlier
+        return quota.fold_sink_quota(json.loads(given.read_text())) | {"from": str(given)}
     if sbt is None or not quota.sink_quota_available():
         note = "SinkQuotaBench not available" + ("" if quota.sink_quota_available() else
                                                   f" (no {quota.SINK_QUOTA_SOURCE} on this branch)")
@@ -89,7 +102,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--endpoint", default=None, help="a running simulator instead of one started here")
     parser.add_argument("--only", default=",".join(SECTIONS))
     parser.add_argument("--sbt", default=os.environ.get("BENCH_SBT"), help="how to run sbt, for SinkQuotaBench")
+    parser.add_argument("--sink-quota-json", type=Path, default=None, help="fold this SinkQuotaBench output in "
+                        "instead of running it")
+    parser.add_argument("--render", type=Path, default=None, help="only rebuild the outputs of this results JSON")
     args = parser.parse_args(argv)
+    if args.render is not None:
+        results = json.loads(args.render.read_text())
+        write_outputs(results, args.render.parent, plots=not args.no_plots, docs_path=args.docs)
+        print((args.render.parent / f"{results['date']}.md").read_text())
+        return 0
     settings = Settings.for_mode(args.mode, args.reps)
     only = tuple(s for s in args.only.split(",") if s)
     unknown = set(only) - set(SECTIONS)
@@ -101,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
         spark = spark_session()
         stack.callback(spark.stop)
         results = run_benchmarks(spark, sim, settings, args.out, plots=not args.no_plots, docs_path=args.docs,
-                                 only=only, sbt=args.sbt)
+                                 only=only, sbt=args.sbt, sink_quota_json=args.sink_quota_json)
     print((args.out / f"{results['date']}.md").read_text())
     broken = [name for name in SECTIONS if "error" in results.get(name, {})]
     missed = [t for t in results["targets"] if t["verdict"] == "MISS"]
