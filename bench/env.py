@@ -45,6 +45,8 @@ class Settings:
     boto3_seconds: float = 8.0
     quota_shards: list[int] = field(default_factory=lambda: [1, 4])
     quota_seconds: float = 15.0
+    #: source option sets read under quota: "defaults" (what the targets judge) and variants to compare
+    quota_variants: dict[str, dict[str, str]] = field(default_factory=lambda: {"defaults": {}})
     latency_seconds: float = 30.0
     latency_rate: int = 200
     scale_shards: list[int] = field(default_factory=lambda: [10, 100, 1000])

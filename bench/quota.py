@@ -28,8 +28,8 @@ def _window(sim: Simulator, stream: str) -> dict[str, float]:
                                              "getRecordsRecords")} | {"t": time.monotonic()}
 
 
-def read_under_quota(spark: Any, sim: Simulator, sdk: JvmSdk, shards: int, record_bytes: int, seconds: float
-                     ) -> dict[str, Any]:
+def read_under_quota(spark: Any, sim: Simulator, sdk: JvmSdk, shards: int, record_bytes: int, seconds: float,
+                     options: dict[str, str]) -> dict[str, Any]:
     """A backlog larger than the quota lets through in the window, read by a streaming query (default trigger)
     with quotas on; the rate is what the simulator served between two counter snapshots after a warm-up."""
     warmup = min(WARMUP_SECONDS, seconds / 2)
@@ -41,7 +41,7 @@ def read_under_quota(spark: Any, sim: Simulator, sdk: JvmSdk, shards: int, recor
     sim.quotas(True)
     loads = load()
     reader = spark.readStream.format("kinesis").options(
-        **source_options(sim.endpoint, stream, initialPosition="trim_horizon")).load()
+        **source_options(sim.endpoint, stream, initialPosition="trim_horizon", **options)).load()
     with tempfile.TemporaryDirectory(prefix="bench-quota-cp-") as checkpoint:
         query = reader.writeStream.format("noop").option("checkpointLocation", checkpoint).start()
         try:
@@ -75,15 +75,17 @@ def run_read(spark: Any, sim: Simulator, settings: Settings) -> dict[str, Any]:
     sdk = JvmSdk(spark, sim.endpoint)
     try:
         runs = []
-        for record_bytes in settings.record_sizes:
-            for shards in settings.quota_shards:
-                reps = [read_under_quota(spark, sim, sdk, shards, record_bytes, settings.quota_seconds)
-                        for _ in range(settings.repetitions)]
-                middle = sorted(reps, key=lambda r: r["fractionOfByteQuota"])[len(reps) // 2]  # the median one
-                runs.append({**middle, "repetitions": reps})
-                print(f"  read under quota, {record_bytes} B x {shards} shard(s): "
-                      f"{middle['fractionOfByteQuota']:.2f} of the byte quota, {middle['throttledFraction']} of "
-                      "GetRecords calls throttled", flush=True)
+        # The targets are about the defaults; other option sets show what a setting changes.
+        for variant, options in settings.quota_variants.items():
+            for record_bytes in settings.record_sizes:
+                for shards in settings.quota_shards:
+                    reps = [read_under_quota(spark, sim, sdk, shards, record_bytes, settings.quota_seconds, options)
+                            for _ in range(settings.repetitions)]
+                    middle = sorted(reps, key=lambda r: r["fractionOfByteQuota"])[len(reps) // 2]  # the median one
+                    runs.append({"options": variant, **middle, "repetitions": reps})
+                    print(f"  read under quota ({variant}), {record_bytes} B x {shards} shard(s): "
+                          f"{middle['fractionOfByteQuota']:.2f} of the byte quota, {middle['throttledFraction']} "
+                          "of GetRecords calls throttled", flush=True)
         return {"quotaPerShard": {"bytesPerSecond": READ_QUOTA_BYTES, "getRecordsPerSecond": READ_QUOTA_CALLS},
                 "runs": runs}
     finally:

@@ -37,6 +37,8 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
     if not quota.get("runs"):
         add("read ≥ 0.95 of quota, ≤ 5% throttled", "-", quota.get("error", "not run"), None)
     for r in quota.get("runs", []):
+        if r.get("options", "defaults") != "defaults":
+            continue
         ok = r["fractionOfByteQuota"] >= QUOTA_FRACTION and (r["throttledFraction"] or 0) <= THROTTLED_FRACTION
         add("read ≥ 0.95 of quota, ≤ 5% throttled", f"{r['recordBytes']} B × {r['shards']} shard(s)",
             f"{r['fractionOfByteQuota']} of quota, {r['throttledFraction']} throttled", ok)
@@ -113,9 +115,9 @@ def markdown(results: dict[str, Any], plots: dict[str, str], image_prefix: str =
     quota = results.get("readUnderQuota") or {}
     if quota.get("runs"):
         out += ["", "## Read under quota (2 MiB/s and 5 GetRecords/s per shard)", "",
-                "| record | shards | MiB/s | of byte quota | GetRecords/s per shard | throttled calls |",
-                "|---|---|---|---|---|---|"]
-        out += [f"| {r['recordBytes']} B | {r['shards']} | {r['mibPerSecond']} | {r['fractionOfByteQuota']} | "
+                "| source options | record | shards | MiB/s | of byte quota | GetRecords/s per shard | throttled calls |",
+                "|---|---|---|---|---|---|---|"]
+        out += [f"| {r.get('options', 'defaults')} | {r['recordBytes']} B | {r['shards']} | {r['mibPerSecond']} | {r['fractionOfByteQuota']} | "
                 f"{r['getRecordsPerShardPerSecond']} | {r['throttledFraction']} |" for r in quota["runs"]]
 
     sink = results.get("writeUnderQuota") or {}

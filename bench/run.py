@@ -104,6 +104,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sbt", default=os.environ.get("BENCH_SBT"), help="how to run sbt, for SinkQuotaBench")
     parser.add_argument("--sink-quota-json", type=Path, default=None, help="fold this SinkQuotaBench output in "
                         "instead of running it")
+    parser.add_argument("--quota-variant", action="append", default=[], metavar="KEY=VALUE[,KEY=VALUE]",
+                        help="also read under quota with these source options (e.g. maxFetchRate=2)")
     parser.add_argument("--render", type=Path, default=None, help="only rebuild the outputs of this results JSON")
     args = parser.parse_args(argv)
     if args.render is not None:
@@ -112,6 +114,8 @@ def main(argv: list[str] | None = None) -> int:
         print((args.render.parent / f"{results['date']}.md").read_text())
         return 0
     settings = Settings.for_mode(args.mode, args.reps)
+    for variant in args.quota_variant:
+        settings.quota_variants[variant] = dict(pair.split("=", 1) for pair in variant.split(","))
     only = tuple(s for s in args.only.split(",") if s)
     unknown = set(only) - set(SECTIONS)
     if unknown:
