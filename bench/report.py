@@ -276,7 +276,12 @@ BENCH_QUICK=1 make bench    # a short run (fewer shapes, 1 repetition)
 BENCH_REPS=1 make bench     # fewer repetitions
 BENCH_STRICT=1 make bench   # exit non-zero when a target is missed
 make bench-smoke            # the seconds-long smoke run `make test` also runs (bench/tests)
+.venv/bin/python -m bench.run --mode quick --only readUnderQuota --quota-variant maxFetchRate=2   # one section
+.venv/bin/python -m bench.run --render bench/results/<date>.json --docs docs/benchmarks.md       # re-render
 ```
+
+`SinkQuotaBench` (integration tests) is run through sbt when its source is on the branch; otherwise the summary
+says "SinkQuotaBench not available". `--sink-quota-json FILE` folds in a file it wrote earlier.
 
 `make bench` fails only when the harness breaks (or with `BENCH_STRICT=1` on a missed target); misses are
 listed as MISS in the summary, never hidden.
