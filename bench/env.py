@@ -64,7 +64,7 @@ class Settings:
         elif mode == "quick":
             s = cls(mode=mode, repetitions=1, read_shards=[1, 4], read_records={100: 100_000, 1024: 25_000},
                     write_records={100: 50_000, 1024: 15_000}, boto3_seconds=4.0, quota_shards=[2],
-                    quota_seconds=10.0, latency_seconds=10.0, scale_shards=[10, 100], scale_seconds=25.0,
+                    quota_seconds=15.0, latency_seconds=10.0, scale_shards=[10, 100], scale_seconds=25.0,
                     sink_quota_quick=True)
         else:
             s = cls()

@@ -46,3 +46,14 @@ def test_plots_include_the_flow_control_trace(tmp_path: Path) -> None:
     assert set(files) == {"latency distribution", "flow-control trace"}
     for name in files.values():
         assert (tmp_path / name).stat().st_size > 1000
+
+
+def test_read_rate_under_quota_counts_each_call_with_the_wait_it_bought() -> None:
+    from bench.quota import call_aligned_rate
+
+    # One shard serving a 10 MiB call every 5 s (2 MiB/s), sampled across 4 calls: the plain window (0..15.5 s)
+    # would say 40 MiB / 15.5 s; the call-aligned rate says 2 MiB/s.
+    mib = 1024 * 1024
+    samples = [(t / 10, {"s0": float(10 * mib * (1 + int(t / 10 // 5)))}) for t in range(0, 156)]
+    rate, fallbacks = call_aligned_rate(samples)
+    assert fallbacks == 0 and abs(rate - 2 * mib) < 0.01 * mib
