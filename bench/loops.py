@@ -66,8 +66,7 @@ class JvmSdk:
 
     def __init__(self, spark: Any, endpoint: str) -> None:
         self.jvm = spark.sparkContext._jvm
-        sdk = lambda name: _jclass(self.jvm, f"{SHADED_SDK}.{name}")  # noqa: E731
-        self.model = lambda name: sdk(f"services.kinesis.model.{name}")  # noqa: E731
+        sdk = self.sdk
         credentials = sdk("auth.credentials.StaticCredentialsProvider").create(
             sdk("auth.credentials.AwsBasicCredentials").create("test", "test"))
         # builder().build() is an interface default method py4j cannot see; create() has 50 connections
@@ -79,12 +78,19 @@ class JvmSdk:
         # The first call loads and JIT-compiles the SDK's request path; no measured loop should pay for it.
         self.client.listStreams()
 
+    def sdk(self, name: str) -> Any:
+        """A class of the relocated SDK, e.g. sdk("core.SdkBytes")."""
+        return _jclass(self.jvm, f"{SHADED_SDK}.{name}")
+
+    def model(self, name: str) -> Any:
+        return self.sdk(f"services.kinesis.model.{name}")
+
     def close(self) -> None:
         self.client.close()
 
     # --- writing -------------------------------------------------------------------------------------------------
     def _request(self, stream: str, count: int, record_bytes: int, salt: int) -> Any:
-        data = _jclass(self.jvm, f"{SHADED_SDK}.core.SdkBytes").fromByteArray(bytearray(b"x" * record_bytes))
+        data = self.sdk("core.SdkBytes").fromByteArray(bytearray(b"x" * record_bytes))
         entries = self.jvm.java.util.ArrayList()
         entry = self.model("PutRecordsRequestEntry")
         for i in range(count):

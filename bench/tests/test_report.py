@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -13,7 +14,7 @@ from bench.report import markdown, plot, targets
 SAMPLE = Path(__file__).with_name("sink_quota_sample.json")
 
 
-def _results() -> dict:
+def _results() -> dict[str, Any]:
     return {
         "date": "2026-01-01", "settings": {"mode": "smoke", "repetitions": 1},
         "machine": {"cpuCount": 2, "cpuModel": "cpu", "memoryGiB": 1, "connector": "x", "awsSdkJava": "y",
