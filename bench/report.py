@@ -286,6 +286,20 @@ says "SinkQuotaBench not available". `--sink-quota-json FILE` folds in a file it
 `make bench` fails only when the harness breaks (or with `BENCH_STRICT=1` on a missed target); misses are
 listed as MISS in the summary, never hidden.
 
+What shapes the figures (read them with the run's load in mind):
+
+- **Source pacing.** The source makes at most one GetRecords per shard per `minFetchPeriod` (200 ms) even when
+  the endpoint has no quota, so one shard yields at most 50,000 records/s (10,000 per call), and each
+  micro-batch is a fetch job followed by the batch job; the raw loop calls back to back on 4 threads. With
+  quotas off the read ratio therefore measures that design against an unpaced loop, on 2 cores shared with the
+  simulator.
+- **Read under quota.** One GetRecords may return 10 MiB (10,000 records of 1 KiB); the shard then throttles
+  until that debt is paid (5 s at 2 MiB/s), as on AWS. The rate is therefore measured per shard from one served
+  call to the last one in the window (each call with the wait it bought); the plain window count is kept in the
+  JSON (`plainWindowFractionOfByteQuota`). Throttled calls include the SDK's retries.
+- **Memory.** Heap used at its peak includes garbage not yet collected, so it follows the heap size the JVM was
+  given (2 GiB here) more than the data read.
+
 The latest results follow (copied from `bench/results/`).
 
 """
