@@ -99,7 +99,8 @@ $(VENV)/.bench-installed: bench/requirements.txt $(VENV)/.installed
 	$(VENV)/bin/pip install -q -r bench/requirements.txt
 	touch $@
 
-bench: deps build simulator-jar $(VENV)/.bench-installed
+bench: deps $(VENV)/.bench-installed
+	$(SBT) connector/assembly simulator/assembly < /dev/null
 	$(MAKE) python-jar
 	BENCH_SBT="$(SBT)" $(PY) -m bench.run --docs docs/benchmarks.md
 

@@ -272,7 +272,7 @@ count payload bytes (records × record size) for every contender. Every figure i
 
 ```bash
 make bench                  # the full run (about 30-40 min on 2 cores): bench/results/<UTC date>.{json,md,png}
-BENCH_QUICK=1 make bench    # a short run (fewer shapes, 1 repetition)
+BENCH_QUICK=1 make bench    # a short run (fewer shapes, 1 repetition): bench/results/<date>-quick.*
 BENCH_REPS=1 make bench     # fewer repetitions
 BENCH_STRICT=1 make bench   # exit non-zero when a target is missed
 make bench-smoke            # the seconds-long smoke run `make test` also runs (bench/tests)

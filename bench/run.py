@@ -44,7 +44,7 @@ def run_benchmarks(spark: Any, sim: Simulator, settings: Settings, out_dir: Path
         "read": lambda: readers.run(spark, sim, settings),
         "write": lambda: writers.run(spark, sim, settings),
         "readUnderQuota": lambda: quota.run_read(spark, sim, settings),
-        "writeUnderQuota": lambda: _sink_quota(sbt, settings, out_dir, date, sink_quota_json),
+        "writeUnderQuota": lambda: _sink_quota(sbt, settings, out_dir, output_stem(results), sink_quota_json),
         "latency": lambda: latency.run(spark, sim, settings),
         "scale": lambda: scale.run(spark, sim, settings),
     }
@@ -67,15 +67,21 @@ def run_benchmarks(spark: Any, sim: Simulator, settings: Settings, out_dir: Path
 
 def write_outputs(results: dict[str, Any], out_dir: Path, *, plots: bool = True, docs_path: Path | None = None
                   ) -> None:
-    """Targets, plots, <date>.json, <date>.md and the docs page from the results."""
-    date = results["date"]
+    """Targets, plots, <stem>.json, <stem>.md and the docs page from the results."""
+    stem = output_stem(results)
     results["targets"] = report.targets(results)
-    files = report.plot(results, out_dir, date) if plots else {}
+    files = report.plot(results, out_dir, stem) if plots else {}
     results["plots"] = files
-    dump(out_dir / f"{date}.json", results)
-    (out_dir / f"{date}.md").write_text(report.markdown(results, files))
+    dump(out_dir / f"{stem}.json", results)
+    (out_dir / f"{stem}.md").write_text(report.markdown(results, files))
     if docs_path is not None:
         docs_path.write_text(report.docs(results, files, os.path.relpath(out_dir.resolve(), REPO)))
+
+
+def output_stem(results: dict[str, Any]) -> str:
+    """<date> for a full run, <date>-quick / <date>-smoke otherwise, so a short run never replaces a full one."""
+    mode = results["settings"]["mode"]
+    return results["date"] if mode == "full" else f"{results['date']}-{mode}"
 
 
 def _sink_quota(sbt: str | None, settings: Settings, out_dir: Path, date: str,
@@ -111,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.render is not None:
         results = json.loads(args.render.read_text())
         write_outputs(results, args.render.parent, plots=not args.no_plots, docs_path=args.docs)
-        print((args.render.parent / f"{results['date']}.md").read_text())
+        print((args.render.parent / f"{output_stem(results)}.md").read_text())
         return 0
     settings = Settings.for_mode(args.mode, args.reps)
     for variant in args.quota_variant:
@@ -127,7 +133,7 @@ def main(argv: list[str] | None = None) -> int:
         stack.callback(spark.stop)
         results = run_benchmarks(spark, sim, settings, args.out, plots=not args.no_plots, docs_path=args.docs,
                                  only=only, sbt=args.sbt, sink_quota_json=args.sink_quota_json)
-    print((args.out / f"{results['date']}.md").read_text())
+    print((args.out / f"{output_stem(results)}.md").read_text())
     broken = [name for name in SECTIONS if "error" in results.get(name, {})]
     missed = [t for t in results["targets"] if t["verdict"] == "MISS"]
     if broken:

@@ -50,6 +50,6 @@ def test_smoke_run_writes_every_section(simulator_admin: SimulatorAdmin, tmp_pat
     assert scale["shards"] == 10 and scale["traffic"]["listShardsPerMinute"] >= 0
 
     assert {t["verdict"] for t in results["targets"]} <= {"PASS", "MISS", "NOT RUN"}
-    summary = (tmp_path / f"{results['date']}.md").read_text()
+    summary = (tmp_path / f"{results['date']}-smoke.md").read_text()
     assert "## Targets" in summary and "Read throughput" in summary
     assert (tmp_path / "benchmarks.md").read_text().startswith("# Benchmarks")
