@@ -56,5 +56,10 @@ def test_read_rate_under_quota_counts_each_call_with_the_wait_it_bought() -> Non
     # would say 40 MiB / 15.5 s; the call-aligned rate says 2 MiB/s.
     mib = 1024 * 1024
     samples = [(t / 10, {"s0": float(10 * mib * (1 + int(t / 10 // 5)))}) for t in range(0, 156)]
-    rate, fallbacks = call_aligned_rate(samples)
-    assert fallbacks == 0 and abs(rate - 2 * mib) < 0.01 * mib
+    rate, corrected = call_aligned_rate(samples)
+    assert corrected == 1 and abs(rate - 2 * mib) < 0.01 * mib
+
+    # Small calls (1 MiB each 0.5 s): the plain window.
+    samples = [(t / 10, {"s0": float(mib * (1 + t // 5))}) for t in range(0, 151)]
+    rate, corrected = call_aligned_rate(samples)
+    assert corrected == 0 and abs(rate - 2 * mib) < 0.01 * mib
