@@ -114,11 +114,14 @@ def markdown(results: dict[str, Any], plots: dict[str, str], image_prefix: str =
 
     quota = results.get("readUnderQuota") or {}
     if quota.get("runs"):
-        out += ["", "## Read under quota (2 MiB/s and 5 GetRecords/s per shard)", "",
-                "| source options | record | shards | MiB/s | of byte quota | GetRecords/s per shard | throttled calls |",
+        out += ["", "## Read under quota (2 MiB/s and 5 GetRecords/s per shard)", ""]
+        if quota.get("note"):
+            out += [quota["note"], ""]
+        out += ["| source options | record | shards | MiB/s | of byte quota | GetRecords/s per shard | throttled calls |",
                 "|---|---|---|---|---|---|---|"]
-        out += [f"| {r.get('options', 'defaults')} | {r['recordBytes']} B | {r['shards']} | {r['mibPerSecond']} | {r['fractionOfByteQuota']} | "
-                f"{r['getRecordsPerShardPerSecond']} | {r['throttledFraction']} |" for r in quota["runs"]]
+        out += [f"| {r.get('options', 'defaults')} | {r['recordBytes']} B | {r['shards']} | {r['mibPerSecond']} | "
+                f"{r['fractionOfByteQuota']} | {r['getRecordsPerShardPerSecond']} | {r['throttledFraction']} |"
+                for r in quota["runs"]]
 
     sink = results.get("writeUnderQuota") or {}
     out += ["", "## Write under quota (SinkQuotaBench)", ""]
