@@ -97,10 +97,12 @@ def read_under_quota(spark: Any, sim: Simulator, sdk: JvmSdk, shards: int, recor
     rate, corrected = call_aligned_rate(samples)
     return {
         "shards": shards, "recordBytes": record_bytes, "seconds": round(elapsed, 2), "backlogRecords": backlog,
-        "mibPerSecond": round(rate / 1024 / 1024, 3),
-        "fractionOfByteQuota": round(rate / (shards * READ_QUOTA_BYTES), 3),
+        # The plain window is the headline: unbiased, its error (a call at each end) evens out over repetitions;
+        # the call-aligned figure is kept beside it (it reads high when a source fetches in bursts).
+        "mibPerSecond": round(delta["getRecordsBytes"] / elapsed / 1024 / 1024, 3),
+        "fractionOfByteQuota": round(delta["getRecordsBytes"] / elapsed / (shards * READ_QUOTA_BYTES), 3),
+        "callAlignedFractionOfByteQuota": round(rate / (shards * READ_QUOTA_BYTES), 3),
         "shardsCallAligned": corrected,
-        "plainWindowFractionOfByteQuota": round(delta["getRecordsBytes"] / elapsed / (shards * READ_QUOTA_BYTES), 3),
         "getRecordsPerShardPerSecond": round(calls / elapsed / shards, 2),
         "fractionOfCallQuota": round(calls / elapsed / (shards * READ_QUOTA_CALLS), 3),
         "throttledFraction": round(delta["throttledGetRecordsCalls"] / calls, 4) if calls else None,

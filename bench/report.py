@@ -297,10 +297,11 @@ What shapes the figures (read them with the run's load in mind):
   quotas off the read ratio therefore measures that design against an unpaced loop, on 2 cores shared with the
   simulator.
 - **Read under quota.** One GetRecords may return 10 MiB (10,000 records of 1 KiB); the shard then throttles
-  until that debt is paid (5 s at 2 MiB/s), as on AWS. Where one call is a large share of a shard's bytes in the
-  window, that shard's rate is measured from its first served call to its last one (each call with the wait it
-  bought); elsewhere it is bytes over the window. The plain window figure is kept in the JSON
-  (`plainWindowFractionOfByteQuota`). Throttled calls include the SDK's retries.
+  until that debt is paid (5 s at 2 MiB/s), as on AWS. The rate is the bytes the simulator served over a 15 s
+  window (per-shard counters), so one repetition can be off by a call at each end of the window; the median of
+  the repetitions evens that out. A call-aligned figure (each shard from its first served call to its last) is
+  kept in the JSON as `callAlignedFractionOfByteQuota`; it reads high when the source fetches in bursts.
+  Throttled calls include the SDK's retries.
 - **Memory.** Heap used at its peak includes garbage not yet collected, so it follows the heap size the JVM was
   given (2 GiB here) more than the data read.
 
