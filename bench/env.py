@@ -3,6 +3,7 @@ stream helpers, the Spark session, the machine description and the run settings.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import platform
@@ -21,10 +22,25 @@ import boto3
 from botocore.config import Config
 
 REPO = Path(__file__).resolve().parent.parent
-if str(REPO) not in sys.path:
-    sys.path.insert(0, str(REPO))  # the root conftest.py holds the one simulator launcher and admin client
 
-from conftest import SimulatorAdmin, SimulatorLauncher, launched  # noqa: E402
+
+def _root_conftest() -> Any:
+    """The root conftest.py, which holds the one simulator launcher and admin client. Loaded by path under its
+    own name: inside pytest the module name `conftest` belongs to whichever test folder's conftest came first."""
+    name = "spark_kinesis_root_conftest"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, REPO / "conftest.py")
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
+_fixtures = _root_conftest()
+SimulatorAdmin = _fixtures.SimulatorAdmin
+SimulatorLauncher = _fixtures.SimulatorLauncher
+launched = _fixtures.launched
 
 REGION = "us-east-1"
 CREDENTIALS = {"awsAccessKey": "test", "awsSecretKey": "test"}
