@@ -274,7 +274,7 @@ count payload bytes (records × record size) for every contender. Every figure i
 (3 by default); the machine's load average is recorded with each repetition.
 
 ```bash
-make bench                  # the full run (about 30-40 min on 2 cores): bench/results/<UTC date>.{json,md,png}
+make bench                  # the full run (16 min measured on 2 cores, plus the build): bench/results/<UTC date>.*
 BENCH_QUICK=1 make bench    # a short run (fewer shapes, 1 repetition): bench/results/<date>-quick.*
 BENCH_REPS=1 make bench     # fewer repetitions
 BENCH_STRICT=1 make bench   # exit non-zero when a target is missed
