@@ -2,8 +2,9 @@
 
 * the raw AWS SDK for Java v2 (the practical limit): the SDK classes the connector jar carries (relocated, the same
   version, Apache HttpClient 5, CBOR on the wire), driven from Python through py4j inside the Spark driver JVM.
-  One py4j round trip per call costs well under a millisecond against calls that move 500 to 10,000 records, and
-  the requests of the write loop are built once, so the loop measures the SDK's calls, not py4j;
+  Each API call costs a few py4j round trips (not measured here; typically tens to hundreds of microseconds)
+  against calls that move 500 to 10,000 records, and the write loop's requests are built once, so the loop
+  measures mostly the SDK's calls; what py4j costs makes the baseline slightly lower, never higher;
 * boto3 (what a Python user writes by hand): plain loops, single-threaded, as a user would first write them.
 """
 
