@@ -18,13 +18,13 @@ EMULATOR     := localstack/kinesis-mock
 # PySpark's own Spark distribution, for the tests that run spark-submit (evaluated when used, after the venv exists).
 PYSPARK_HOME  = $(shell $(PY) -c 'import os, pyspark; print(os.path.dirname(pyspark.__file__))')
 
-.PHONY: help test unit-test integration-test python-test python-jar build publish-local demo bench \
+.PHONY: help test unit-test integration-test python-test python-jar build publish-local demo bench bench-smoke \
         emulator-up emulator-down clean deps
 
 help:
 	@echo "make test           install what is needed, run unit, integration and Python tests"
 	@echo "make demo           start the local emulator and run the demo pipeline"
-	@echo "make bench          benchmarks"
+	@echo "make bench          benchmarks (BENCH_QUICK=1 short run); make bench-smoke: the harness's smoke test"
 	@echo "make publish-local  publish io.github.sparkkinesis:spark-kinesis_$(SCALA_BIN):$(VERSION) to ~/.m2"
 	@echo "make emulator-up    start kinesis-mock on 127.0.0.1 and print its endpoint; emulator-down stops it"
 	@echo "make clean          remove build output (keeps the downloaded launcher and the venv)"
@@ -95,8 +95,22 @@ demo: deps build
 	$(MAKE) python-jar
 	$(PY) examples/clickstream.py $(DEMO_ARGS)
 
-bench:
-	@echo "make bench: the benchmark harness arrives with the benchmarks issue"; exit 1
+# Benchmarks (docs/benchmarks.md): the full run writes bench/results/<UTC date>.{json,md,png} and the docs page.
+# BENCH_QUICK=1 for a short run, BENCH_REPS=N repetitions, BENCH_STRICT=1 to fail on a missed target.
+$(VENV)/.bench-installed: bench/requirements.txt $(VENV)/.installed
+	$(VENV)/bin/pip install -q -r bench/requirements.txt
+	touch $@
+
+bench: deps $(VENV)/.bench-installed
+	$(SBT) connector/assembly simulator/assembly < /dev/null
+	$(MAKE) python-jar
+	BENCH_SBT="$(SBT)" $(PY) -m bench.run --docs docs/benchmarks.md
+
+# The seconds-long smoke run of the harness (also part of `make test` through pytest's testpaths).
+bench-smoke: deps $(VENV)/.bench-installed
+	@test -f $(SIMULATOR_JAR) || { echo "$(SIMULATOR_JAR) is missing: run 'make simulator-jar'"; exit 1; }
+	$(MAKE) python-jar
+	$(PY) -m pytest -q bench/tests
 
 clean:
 	rm -rf target project/target project/project connector/target integration-tests/target \

@@ -1,0 +1,235 @@
+"""What every benchmark shares: the simulator (through the launcher and admin client the tests use), clients,
+stream helpers, the Spark session, the machine description and the run settings."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import platform
+import re
+import statistics
+import sys
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import boto3
+from botocore.config import Config
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _root_conftest() -> Any:
+    """The root conftest.py, which holds the one simulator launcher and admin client. Loaded by path under its
+    own name: inside pytest the module name `conftest` belongs to whichever test folder's conftest came first."""
+    name = "spark_kinesis_root_conftest"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, REPO / "conftest.py")
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
+_fixtures = _root_conftest()
+SimulatorAdmin = _fixtures.SimulatorAdmin
+SimulatorLauncher = _fixtures.SimulatorLauncher
+launched = _fixtures.launched
+
+REGION = "us-east-1"
+CREDENTIALS = {"awsAccessKey": "test", "awsSecretKey": "test"}
+
+
+@dataclass
+class Settings:
+    """Sizes of one run. `smoke` is what the pytest smoke test runs, `quick` a short run, the default the full one."""
+
+    mode: str = "full"
+    repetitions: int = 3
+    read_shards: list[int] = field(default_factory=lambda: [1, 4, 16])
+    record_sizes: list[int] = field(default_factory=lambda: [100, 1024])
+    #: records prefilled per read shape, by record size: enough for several seconds of draining
+    read_records: dict[int, int] = field(default_factory=lambda: {100: 300_000, 1024: 80_000})
+    write_records: dict[int, int] = field(default_factory=lambda: {100: 200_000, 1024: 50_000})
+    #: the hand-written boto3 loops are slow; they run for at most this long and report their rate
+    boto3_seconds: float = 8.0
+    quota_shards: list[int] = field(default_factory=lambda: [1, 4])
+    quota_seconds: float = 15.0
+    #: source option sets read under quota: "defaults" (what the targets judge) and variants to compare
+    quota_variants: dict[str, dict[str, str]] = field(default_factory=lambda: {"defaults": {}})
+    latency_seconds: float = 30.0
+    latency_rate: int = 200
+    scale_shards: list[int] = field(default_factory=lambda: [10, 100, 1000])
+    scale_seconds: float = 60.0
+    sink_quota_seconds: float | None = None
+    sink_quota_quick: bool = False
+
+    @classmethod
+    def for_mode(cls, mode: str, repetitions: int | None = None) -> Settings:
+        if mode == "smoke":
+            s = cls(mode=mode, repetitions=1, read_shards=[1], record_sizes=[100], read_records={100: 400},
+                    write_records={100: 400}, boto3_seconds=1.0, quota_shards=[1], quota_seconds=2.0,
+                    latency_seconds=3.0, latency_rate=50, scale_shards=[10], scale_seconds=4.0,
+                    sink_quota_quick=True)
+        elif mode == "quick":
+            s = cls(mode=mode, repetitions=1, read_shards=[1, 4], read_records={100: 100_000, 1024: 25_000},
+                    write_records={100: 50_000, 1024: 15_000}, boto3_seconds=4.0, quota_shards=[2],
+                    quota_seconds=15.0, latency_seconds=10.0, scale_shards=[10, 100], scale_seconds=25.0,
+                    sink_quota_quick=True)
+        else:
+            s = cls()
+        if repetitions is not None:
+            s.repetitions = repetitions
+        return s
+
+    def as_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["read_records"] = {str(k): v for k, v in self.read_records.items()}
+        d["write_records"] = {str(k): v for k, v in self.write_records.items()}
+        return d
+
+
+def wait_for(condition: Callable[[], bool], timeout: float, what: str, interval: float = 0.05) -> None:
+    """Polls `condition` until it holds; a benchmark that waits forever is a broken benchmark."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"timed out after {timeout:.0f} s waiting for {what}")
+        time.sleep(interval)
+
+
+def median(values: list[float]) -> float:
+    return float(statistics.median(values)) if values else float("nan")
+
+
+def boto3_client(endpoint: str, max_pool: int = 32) -> Any:
+    """What a Python user writes by hand: boto3 with its standard retries (throttling included)."""
+    return boto3.client(
+        "kinesis", endpoint_url=endpoint, region_name=REGION,
+        aws_access_key_id="test", aws_secret_access_key="test",
+        config=Config(retries={"max_attempts": 10, "mode": "standard"}, max_pool_connections=max_pool,
+                      connect_timeout=5, read_timeout=60),
+    )
+
+
+class Simulator:
+    """One simulator for the run: either started here (the bench) or the pytest session's (the smoke test)."""
+
+    def __init__(self, endpoint: str) -> None:
+        self.endpoint = endpoint
+        self.admin = SimulatorAdmin(endpoint)
+        self.client = boto3_client(endpoint)
+
+    def quotas(self, enabled: bool) -> None:
+        self.admin.quotas(enabled=enabled, factor=1.0)
+
+    def new_stream(self, shards: int, prefix: str = "bench") -> str:
+        name = f"{prefix}-{shards}-{uuid.uuid4().hex[:8]}"
+        self.client.create_stream(StreamName=name, ShardCount=shards)
+        wait_for(lambda: self.client.describe_stream_summary(StreamName=name)["StreamDescriptionSummary"]
+                 ["StreamStatus"] == "ACTIVE", 60, f"stream {name} to be ACTIVE")
+        return name
+
+    def shard_ids(self, stream: str) -> list[str]:
+        ids: list[str] = []
+        kwargs: dict[str, Any] = {"StreamName": stream}
+        while True:
+            page = self.client.list_shards(**kwargs)
+            ids.extend(s["ShardId"] for s in page["Shards"])
+            if not page.get("NextToken"):
+                return ids
+            kwargs = {"NextToken": page["NextToken"]}
+
+    def delete(self, stream: str) -> None:
+        """Frees the simulator's memory (it keeps every record) before the next shape."""
+        self.admin.delete_stream(stream)
+
+    def stream_counters(self, stream: str) -> dict[str, Any]:
+        """Per-shard counters summed over the stream's shards, plus its per-operation calls."""
+        node = self.admin.counters().get("streams", {}).get(stream, {})
+        totals: dict[str, Any] = {}
+        for shard in node.get("shards", {}).values():
+            for key, value in shard.items():
+                totals[key] = totals.get(key, 0) + value
+        totals["operations"] = node.get("operations", {})
+        return totals
+
+
+@contextmanager
+def own_simulator() -> Iterator[Simulator]:
+    """A simulator for the whole run, quotas off, with heap for the prefilled backlogs."""
+    os.environ.setdefault("KINESIS_SIMULATOR_JAVA_OPTS", "-Xmx3g")
+    with launched(SimulatorLauncher(), "bench-simulator-", "--quotas", "off") as endpoint:
+        yield Simulator(endpoint)
+
+
+def spark_session(app: str = "spark-kinesis-bench") -> Any:
+    """local[2] with the connector jar from the Python package; an existing session (pytest's) is reused."""
+    from pyspark.sql import SparkSession
+
+    from pyspark_kinesis import configure_spark
+
+    builder = (SparkSession.builder.master("local[2]").appName(app).config("spark.ui.enabled", "false")
+               .config("spark.sql.shuffle.partitions", "2").config("spark.ui.showConsoleProgress", "false")
+               .config("spark.driver.memory", "2g"))
+    return configure_spark(builder).getOrCreate()
+
+
+def source_options(endpoint: str, stream: str, **extra: str) -> dict[str, str]:
+    return {"streamName": stream, "endpoint": endpoint, "region": REGION, **CREDENTIALS, **extra}
+
+
+def _cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def _memory_gib() -> float:
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal:"):
+                return round(int(line.split()[1]) / 1024 / 1024, 1)
+    except OSError:
+        pass
+    return float("nan")
+
+
+def _sbt_value(path: str, pattern: str) -> str:
+    match = re.search(pattern, (REPO / path).read_text())
+    return match.group(1) if match else "unknown"
+
+
+def load() -> dict[str, float]:
+    one, five, fifteen = os.getloadavg()
+    return {"load1": round(one, 2), "load5": round(five, 2), "load15": round(fifteen, 2)}
+
+
+def machine(spark: Any | None = None) -> dict[str, Any]:
+    """The machine and versions a result was measured on; load is sampled again around each benchmark."""
+    info: dict[str, Any] = {
+        "cpuCount": os.cpu_count(), "cpuModel": _cpu_model(), "memoryGiB": _memory_gib(),
+        "platform": platform.platform(), "python": platform.python_version(),
+        "connector": _sbt_value("version.sbt", r'version := "([^"]+)"'),
+        "awsSdkJava": _sbt_value("project/Dependencies.scala", r'awsSdkVersion = "([^"]+)"'),
+        "boto3": boto3.__version__, **{f"{k}AtStart": v for k, v in load().items()},
+    }
+    if spark is not None:
+        info["spark"] = spark.version
+        info["java"] = spark.sparkContext._jvm.java.lang.System.getProperty("java.version")
+    return info
+
+
+def dump(path: Path, data: Any) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=2, sort_keys=False) + "\n")

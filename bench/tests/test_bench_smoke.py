@@ -1,0 +1,55 @@
+"""Keeps `make bench` from rotting: the harness in smoke mode (1 shard, a few hundred records, 1 repetition, no
+plots) against the session's simulator and Spark session. Checks that every section is there with sane numbers;
+no timing is asserted."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from bench.env import Settings, Simulator, spark_session
+from bench.run import SECTIONS, run_benchmarks
+
+if TYPE_CHECKING:  # the root conftest.py, which pytest loads itself
+    from conftest import SimulatorAdmin
+
+
+def test_smoke_run_writes_every_section(simulator_admin: SimulatorAdmin, tmp_path: Path) -> None:
+    settings = Settings.for_mode("smoke")
+    run_benchmarks(spark_session(), Simulator(simulator_admin.endpoint), settings, tmp_path, plots=False,
+                   docs_path=tmp_path / "benchmarks.md")
+    [json_file] = tmp_path.glob("*.json")
+    results = json.loads(json_file.read_text())
+
+    for section in SECTIONS:
+        assert section in results and "error" not in results[section], (section, results.get(section))
+    assert results["machine"]["cpuCount"] >= 1 and "load1AtStart" in results["machine"]
+
+    [read] = results["read"]["shapes"]
+    assert read["connectorRecordsCounted"] == [settings.read_records[100]]
+    assert read["rawSdk"]["runs"][0]["records"] == settings.read_records[100]
+    assert min(read[k]["recordsPerSecond"] for k in ("connector", "rawSdk", "boto3")) > 0
+    assert results["read"]["memory"]["peaks"][0]["heapPeakMiB"] > 0
+
+    [write] = results["write"]["shapes"]
+    assert write["connectorRecordsStored"] == [settings.write_records[100]]
+    assert write["rawSdk"]["runs"][0]["storedBySimulator"] == settings.write_records[100]
+    assert min(write[k]["recordsPerSecond"] for k in ("connector", "rawSdk", "boto3")) > 0
+
+    [quota] = results["readUnderQuota"]["runs"]
+    assert quota["getRecordsCalls"] > 0 and 0 <= quota["throttledFraction"] <= 1
+
+    assert results["writeUnderQuota"]["available"] in (True, False)
+
+    for run in results["latency"]["runs"]:
+        assert run["recordsArrived"] == run["recordsSent"] > 0
+        assert 0 < run["ms"]["p50"] <= run["ms"]["p99"]
+
+    [scale] = results["scale"]["runs"]
+    assert scale["shards"] == 10 and scale["traffic"]["listShardsPerMinute"] >= 0
+
+    assert {t["verdict"] for t in results["targets"]} <= {"PASS", "MISS", "NOT RUN"}
+    summary = (tmp_path / f"{results['date']}-smoke.md").read_text()
+    assert "## Targets" in summary and "Read throughput" in summary
+    assert (tmp_path / "benchmarks.md").read_text().startswith("# Benchmarks")
