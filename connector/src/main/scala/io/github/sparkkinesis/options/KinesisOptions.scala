@@ -41,7 +41,7 @@ object KinesisOptions {
   val MaxFetchDuration = opt("maxFetchDuration", "10s", "how long one task may keep fetching for one micro-batch", Source)
   val MaxRecordsPerTrigger = opt("maxRecordsPerTrigger", "none", "admission control: records per micro-batch across all shards", Source)
   val MaxBytesPerTrigger = opt("maxBytesPerTrigger", "none", "admission control: bytes per micro-batch across all shards", Source)
-  val ShardsPerTask = opt("shardsPerTask", "1", "how many shards one Spark task reads", Source)
+  val ShardsPerTask = opt("shardsPerTask", "auto", "how many shards one Spark task reads; auto = no more tasks than Spark's default parallelism", Source)
   val ShardFetchInterval = opt("shardFetchInterval", "1s", "how often shards are listed to discover resharding", Source)
   val FailOnDataLoss = opt("failOnDataLoss", "true", "fail when a checkpointed position is no longer readable, or warn and go on from the oldest record", Source)
   val ConsumerMode = opt("consumerMode", "polling", "polling (GetRecords) or efo (enhanced fan-out)", Source)

@@ -60,11 +60,16 @@ final class FetchPlanner(config: SourceConfig, discovery: ShardDiscovery) extend
 
   def taskGroups[A](items: Seq[A])(key: A => ShardKey): Seq[Seq[A]] = {
     val shards = discovery.shards()
-    FetchPlanner.taskGroups(items, config.shardsPerTask)(key, k => shards.get(k).map(_.startingHashKey).getOrElse(BigInt(0)))
+    val perTask = config.shardsPerTaskFor(items.size, FetchPlanner.parallelism)
+    FetchPlanner.taskGroups(items, perTask)(key, k => shards.get(k).map(_.startingHashKey).getOrElse(BigInt(0)))
   }
 }
 
 object FetchPlanner {
+  /** Tasks Spark runs at once, as the driver sees it (1 when no session is active, e.g. in unit tests). */
+  def parallelism: Int =
+    org.apache.spark.sql.SparkSession.getActiveSession.map(_.sparkContext.defaultParallelism).getOrElse(1)
+
   val LatestSkewMillis = 1000L
   val HashSpace: BigInt = BigInt(2).pow(128)
 

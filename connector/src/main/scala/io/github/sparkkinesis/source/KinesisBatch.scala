@@ -54,10 +54,13 @@ final class KinesisBatch(config: SourceConfig) extends Batch {
     }.toArray
   }
 
-  /** Partitions of `shardsPerTask` root shards, each followed by its descendants (parents before children). */
+  /** Partitions of `shardsPerTask` root shards (see [[SourceConfig.shardsPerTaskFor]]), each followed by its
+   * descendants (parents before children). */
   private def lineageGroups(ranges: Seq[ShardRange], shards: Map[ShardKey, ShardMeta]): Seq[Seq[ShardRange]] = {
     val byKey = ranges.map(r => r.key -> r).toMap
     def parentsIn(r: ShardRange) = shards.get(r.key).toSeq.flatMap(_.parents).map(ShardKey(r.key.stream, _)).filter(byKey.contains)
+    val roots = ranges.count(r => parentsIn(r).isEmpty)
+    val perTask = config.shardsPerTaskFor(roots, FetchPlanner.parallelism)
     val groupOf = mutable.Map.empty[ShardKey, Int]
     val groups = mutable.ArrayBuffer.empty[mutable.ArrayBuffer[ShardRange]]
     var pending = ranges
@@ -68,7 +71,7 @@ final class KinesisBatch(config: SourceConfig) extends Batch {
         parentsIn(r).headOption.flatMap(groupOf.get) match {
           case Some(g) => groups(g) += r; groupOf(r.key) = g
           case None =>
-            if (groups.isEmpty || groups.last.count(x => parentsIn(x).isEmpty) >= config.shardsPerTask) groups += mutable.ArrayBuffer.empty
+            if (groups.isEmpty || groups.last.count(x => parentsIn(x).isEmpty) >= perTask) groups += mutable.ArrayBuffer.empty
             groups.last += r
             groupOf(r.key) = groups.size - 1
         }

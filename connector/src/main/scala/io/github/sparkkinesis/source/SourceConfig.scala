@@ -34,9 +34,19 @@ final case class SourceConfig(
     maxFetchDuration: Duration,
     maxRecordsPerTrigger: Option[Long],
     maxBytesPerTrigger: Option[Long],
-    shardsPerTask: Int,
+    shardsPerTask: Option[Int],
     shardFetchInterval: Duration,
-    failOnDataLoss: Boolean)
+    failOnDataLoss: Boolean) {
+
+  /**
+   * Shards per task for `shards` shards: the option, or else as many as it takes to have no more tasks than Spark
+   * runs at once (`parallelism`, the default parallelism). A fetch task waits out each shard's pacing in its
+   * slot, but serves whichever of its shards is ready: more tasks than slots would leave shards unread while
+   * their tasks queue.
+   */
+  def shardsPerTaskFor(shards: Int, parallelism: Int): Int =
+    shardsPerTask.getOrElse(math.max(1, (shards + math.max(1, parallelism) - 1) / math.max(1, parallelism)))
+}
 
 object SourceConfig {
   /** Kinesis allows 5 GetRecords calls per second per shard. */
@@ -64,7 +74,7 @@ object SourceConfig {
       maxFetchDuration = reader.duration(MaxFetchDuration, Duration.ofMillis(100)).getOrElse(Duration.ofSeconds(10)),
       maxRecordsPerTrigger = reader.long(MaxRecordsPerTrigger, 1),
       maxBytesPerTrigger = reader.bytes(MaxBytesPerTrigger, 1, Long.MaxValue),
-      shardsPerTask = reader.int(ShardsPerTask, 1, 10000).getOrElse(1),
+      shardsPerTask = reader.int(ShardsPerTask, 1, 10000),
       shardFetchInterval = reader.duration(ShardFetchInterval, Duration.ofMillis(100)).getOrElse(Duration.ofSeconds(1)),
       failOnDataLoss = reader.boolean(FailOnDataLoss).getOrElse(true))
   }

@@ -10,7 +10,7 @@ class SourceConfigSuite extends AnyFunSuite {
   test("defaults follow the option table") {
     val c = config()
     assert(c.initialPosition == InitialPosition.Latest)
-    assert(c.maxRecordsPerFetch == 10000 && c.shardsPerTask == 1 && c.failOnDataLoss)
+    assert(c.maxRecordsPerFetch == 10000 && c.shardsPerTask.isEmpty && c.shardsPerTaskFor(8, 2) == 4 && c.shardsPerTaskFor(3, 4) == 1 && c.failOnDataLoss)
     assert(c.minFetchPeriod.toMillis == 200 && c.maxFetchDuration.toSeconds == 10 && c.shardFetchInterval.toSeconds == 1)
   }
 
