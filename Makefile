@@ -67,7 +67,7 @@ python-jar:
 
 # --- tests ----------------------------------------------------------------------------------------------------
 # One sbt run: unit tests, the published artifact (the --packages test needs it), then the integration tests.
-test: deps
+test: deps $(VENV)/.bench-installed
 	SPARK_HOME=$(PYSPARK_HOME) $(SBT) connector/test connector/publishM2 $(SIMULATOR_SBT) integrationTests/test < /dev/null
 	$(MAKE) python-jar
 	$(VENV)/bin/mypy --strict python/pyspark_kinesis

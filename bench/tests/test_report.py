@@ -42,7 +42,7 @@ def test_summary_has_the_sink_quota_table() -> None:
 
 
 def test_plots_include_the_flow_control_trace(tmp_path: Path) -> None:
-    pytest.importorskip("matplotlib")  # a bench-only dependency (bench/requirements.txt)
+    pytest.importorskip("matplotlib")  # bench/requirements.txt; make test installs it
     files = plot(_results(), tmp_path, "sample")
     assert set(files) == {"latency distribution", "flow-control trace"}
     for name in files.values():
