@@ -75,8 +75,8 @@ final class FixedFlowController(maxBatch: Int) extends FlowController {
  * to that mark, and it doubles without a mark after a first estimate or a heavy refusal (a writer that lost the
  * race for a shard's first burst to another task measures little, and must not crawl up from there); near the
  * mark it probes gently, by `growthPerSecond` of
- * itself per second, faster the longer nothing throttles (the factor grows with the seconds since the last cut), so
- * a writer whose neighbour finished also climbs within seconds.
+ * itself per second, faster the longer nothing throttles (the factor grows with the seconds since the last cut).
+ * A mark older than 3 s is forgotten, so a writer whose neighbour finished doubles up to the freed share.
  *
  * Why this reaches the quota: a shard refills what the writer leaves unused while paced below the quota and keeps
  * up to one second of it, and the writer spends that reserve again while it probes above the quota; as long as
@@ -137,10 +137,12 @@ final class RateFlowController(
       }
     } else if (!rate.isInfinite && r.fullBatch && r.sentAtNanos - lastCutNanos > 0) {
       val elapsed = math.min(1.0, (r.nowNanos - lastGrowthNanos) / 1e9)
-      val mark = ceiling * RecoverTo
+      // A refusal seconds ago says little about now (a neighbour may have finished): search upward again.
+      val sinceCut = (r.nowNanos - lastCutNanos) / 1e9
+      val mark = if (sinceCut > MarkExpirySeconds) Double.PositiveInfinity else ceiling * RecoverTo
       rate =
         if (rate < mark) math.min(mark, rate * math.pow(2, elapsed / DoublingSeconds))
-        else rate * (1 + growthPerSecond * (1 + (r.nowNanos - lastCutNanos) / 1e9) * elapsed)
+        else rate * (1 + growthPerSecond * (1 + sinceCut) * elapsed)
       lastGrowthNanos = r.nowNanos
     }
   }
@@ -165,6 +167,7 @@ object RateFlowController {
   private val MaxCutKeeps = 0.5
   private val RecoverTo = 0.8
   private val HeavyRefusalKeeps = 0.75
+  private val MarkExpirySeconds = 3.0
   private val DoublingSeconds = 0.5
   private val WindowSeconds = 1.0
   private val MinWindowSeconds = 0.1

@@ -115,6 +115,16 @@ class FlowControllerSuite extends AnyFunSuite {
     assert(math.abs(heavy.unitsPerSecond - low * 4) < 1e-6, "no mark: doubling twice in a second")
   }
 
+  test("adaptive: a mark older than three seconds is forgotten: a writer whose neighbour left doubles again") {
+    val f = new RateFlowController(500, openShards = 1)
+    f.onResponse(response(1000, 0, 0, 0))
+    f.onResponse(response(100, 10, sentMs = 10, nowMs = 20))
+    f.onResponse(response(100, 10, sentMs = 30, nowMs = 40)) // a mild refusal: the mark is this rate
+    val rate = f.unitsPerSecond
+    f.onResponse(response(100, 0, sentMs = 3000, nowMs = 3540))
+    assert(math.abs(f.unitsPerSecond - rate * 4) < 1e-6, "3.5 s after the cut: doubling, no mark")
+  }
+
   test("adaptive: the rate never falls below one unit per second; the batch keeps its floor per open shard") {
     val f = new RateFlowController(500, openShards = 4)
     f.onResponse(response(10, 10, 0, 0))
