@@ -74,9 +74,9 @@ final class FixedFlowController(maxBatch: Int) extends FlowController {
  * Clean full responses raise the rate. Below 80 % of the rate last refused mildly it doubles every half second, back
  * to that mark, and it doubles without a mark after a first estimate or a heavy refusal (a writer that lost the
  * race for a shard's first burst to another task measures little, and must not crawl up from there); near the
- * mark it probes gently, by `growthPerSecond` of
- * itself per second, faster the longer nothing throttles (the factor grows with the seconds since the last cut).
- * A mark older than 3 s is forgotten, so a writer whose neighbour finished doubles up to the freed share.
+ * mark it probes gently, by `growthPerSecond` of itself per second, faster the longer nothing throttles (the
+ * factor grows with the seconds since the last cut). A mark older than 3 s is forgotten, so a writer whose
+ * neighbour finished doubles up to the freed share.
  *
  * Why this reaches the quota: a shard refills what the writer leaves unused while paced below the quota and keeps
  * up to one second of it, and the writer spends that reserve again while it probes above the quota; as long as
@@ -104,7 +104,7 @@ final class RateFlowController(
   private var lastGrowthNanos = 0L
   private var firstSentNanos = 0L
   private var started = false
-  // Units stored per response over about the last second, to seed the rate at the first throttling.
+  // Units stored per response over about the last second, kept only until the first throttling seeds the rate.
   private val recent = new java.util.ArrayDeque[(Long, Double)]()
   private var recentUnits = 0.0
 
@@ -122,12 +122,13 @@ final class RateFlowController(
 
   override def onResponse(r: Response): Unit = {
     if (!started) { started = true; firstSentNanos = r.sentAtNanos }
-    val storedUnits = if (r.records == 0) 0.0 else r.units * (r.records - r.throttled) / r.records
-    remember(r.nowNanos, storedUnits)
+    // Only the first estimate needs the last second's deliveries.
+    if (rate.isInfinite) remember(r.nowNanos, if (r.records == 0) 0.0 else r.units * (r.records - r.throttled) / r.records)
     if (r.throttled > 0) {
       if (rate.isInfinite) {
         val window = math.min(WindowSeconds, math.max(MinWindowSeconds, (r.nowNanos - firstSentNanos) / 1e9))
         cut(recentUnits / window * (1 - decrease), r.nowNanos)
+        recent.clear()
       } else if (r.sentAtNanos - lastCutNanos > 0) {
         val kept = (r.records - r.throttled).toDouble / r.records
         // A mild refusal marks the rate the shards just would not take. A heavy one says the load changed (a

@@ -9,6 +9,14 @@ class FlowControllerSuite extends AnyFunSuite {
   private def response(records: Int, throttled: Int, sentMs: Long = 0, nowMs: Long = 0, full: Boolean = true) =
     FlowController.Response(records, records.toDouble, throttled, sentMs * Ms, nowMs * Ms, full)
 
+  /** An adaptive controller that has just started pacing: 1000 units stored, then its first throttled response at 20 ms. */
+  private def pacing(): RateFlowController = {
+    val f = new RateFlowController(500, openShards = 1)
+    f.onResponse(response(1000, 0, 0, 0))
+    f.onResponse(response(100, 10, sentMs = 10, nowMs = 20))
+    f
+  }
+
   test("write units: one per record up to 1 KiB, then one per KiB") {
     assert(FlowController.units(100) == 1.0 && FlowController.units(1024) == 1.0 && FlowController.units(4096) == 4.0)
   }
@@ -20,9 +28,7 @@ class FlowControllerSuite extends AnyFunSuite {
   }
 
   test("adaptive: a heavily throttled response cuts deeper, down to half") {
-    val f = new RateFlowController(500, openShards = 1)
-    f.onResponse(response(1000, 0, 0, 0))
-    f.onResponse(response(100, 10, sentMs = 10, nowMs = 20))
+    val f = pacing()
     val first = f.unitsPerSecond
     f.onResponse(response(100, 30, sentMs = 30, nowMs = 40))
     assert(math.abs(f.unitsPerSecond - first * 0.7) < 1e-6, "30 % refused: keep 70 %")
@@ -49,9 +55,7 @@ class FlowControllerSuite extends AnyFunSuite {
   }
 
   test("adaptive: one cut per episode — responses to requests sent before a cut do not cut again") {
-    val f = new RateFlowController(500, openShards = 1)
-    f.onResponse(response(1000, 0, 0, 0))
-    f.onResponse(response(100, 10, sentMs = 10, nowMs = 20))
+    val f = pacing()
     val first = f.unitsPerSecond
     f.onResponse(response(100, 10, sentMs = 15, nowMs = 25))
     f.onResponse(response(100, 10, sentMs = 19, nowMs = 30))
@@ -95,9 +99,7 @@ class FlowControllerSuite extends AnyFunSuite {
     cold.onResponse(response(20, 0, sentMs = 1100, nowMs = 1500))
     assert(math.abs(cold.unitsPerSecond - seed * 2) < 1e-6, "no rate was refused yet: the first estimate is a floor")
 
-    val deep = new RateFlowController(500, openShards = 1)
-    deep.onResponse(response(1000, 0, 0, 0))
-    deep.onResponse(response(100, 10, sentMs = 10, nowMs = 20))
+    val deep = pacing()
     val refused = deep.unitsPerSecond
     deep.onResponse(response(100, 25, sentMs = 30, nowMs = 40)) // keeps 75 %: still a mild refusal
     deep.onResponse(response(100, 0, sentMs = 50, nowMs = 540))
@@ -106,9 +108,7 @@ class FlowControllerSuite extends AnyFunSuite {
     deep.onResponse(response(100, 0, sentMs = 600, nowMs = 1040))
     assert(deep.unitsPerSecond > mark && deep.unitsPerSecond < mark * 1.3, "then gentle probing")
 
-    val heavy = new RateFlowController(500, openShards = 1)
-    heavy.onResponse(response(1000, 0, 0, 0))
-    heavy.onResponse(response(100, 10, sentMs = 10, nowMs = 20))
+    val heavy = pacing()
     heavy.onResponse(response(100, 90, sentMs = 30, nowMs = 40)) // a heavy refusal: keeps half, forgets the mark
     val low = heavy.unitsPerSecond
     heavy.onResponse(response(100, 0, sentMs = 50, nowMs = 1040))
@@ -116,9 +116,7 @@ class FlowControllerSuite extends AnyFunSuite {
   }
 
   test("adaptive: a mark older than three seconds is forgotten: a writer whose neighbour left doubles again") {
-    val f = new RateFlowController(500, openShards = 1)
-    f.onResponse(response(1000, 0, 0, 0))
-    f.onResponse(response(100, 10, sentMs = 10, nowMs = 20))
+    val f = pacing()
     f.onResponse(response(100, 10, sentMs = 30, nowMs = 40)) // a mild refusal: the mark is this rate
     val rate = f.unitsPerSecond
     f.onResponse(response(100, 0, sentMs = 3000, nowMs = 3540))
