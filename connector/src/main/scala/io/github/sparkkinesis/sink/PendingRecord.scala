@@ -11,4 +11,7 @@ import software.amazon.awssdk.services.kinesis.model.PutRecordsRequestEntry
 final class PendingRecord(val entry: PutRecordsRequestEntry, val partitionKey: String, val size: Int) {
   /** How many times it has been sent. */
   var attempts: Int = 0
+
+  /** The shard it was last found to go to, by [[SendPacer]]; null until pacing needs it. */
+  var group: PaceGroup = null
 }

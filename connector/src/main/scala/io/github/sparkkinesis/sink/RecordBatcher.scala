@@ -26,38 +26,53 @@ final class RecordBatcher(distinctKeys: Boolean) {
   }
 
   /**
-   * Takes the next request's records. The first record always goes (the writer refuses records larger than a
-   * request), so a lane with records never yields an empty request.
+   * Takes the next request's records. Without a gate the first record always goes (the writer refuses records
+   * larger than a request), so a lane with records never yields an empty request.
+   *
+   * With a gate (flow control pacing some shards), each record is offered to it in queue order; a record it
+   * refuses stays queued, and so does every later record of its key, so no record overtakes an earlier one of its
+   * key. The request may then be empty.
    */
-  def take(maxRecords: Int, maxBytes: Long): util.ArrayList[PendingRecord] = {
+  def take(maxRecords: Int, maxBytes: Long, gate: RecordGate = null): util.ArrayList[PendingRecord] = {
     val batch = new util.ArrayList[PendingRecord](math.min(maxRecords, queue.size))
     var bytes = 0L
-    if (!distinctKeys) {
+    if (!distinctKeys && gate == null) {
       while (!queue.isEmpty && batch.size < maxRecords && (batch.isEmpty || bytes + queue.peekFirst.size <= maxBytes)) {
         val r = queue.pollFirst()
         bytes += r.size
         batch.add(r)
       }
     } else {
-      // Bounded scan: a hot key must not make every request walk its whole backlog.
-      val keys = new util.HashSet[String]()
+      // Keys whose later records must stay queued: taken once already (distinctKeys), or held back by the gate.
+      val blocked = new util.HashSet[String]()
       val skipped = new util.ArrayList[PendingRecord]()
       var scanned = 0
-      val scanLimit = maxRecords * 4
+      // Bounded scan: a hot key must not make every request walk its whole backlog. A gate may need to look past
+      // a paced shard's records to reach the others, and the lane's queue is bounded, so it may walk it all.
+      val scanLimit = if (gate == null) maxRecords * 4 else Int.MaxValue
       var full = false
       while (!queue.isEmpty && !full && scanned < scanLimit) {
         val r = queue.pollFirst()
         scanned += 1
-        if (keys.contains(r.partitionKey)) skipped.add(r)
-        else if (batch.isEmpty || bytes + r.size <= maxBytes) {
-          keys.add(r.partitionKey)
-          bytes += r.size
-          batch.add(r)
-          full = batch.size >= maxRecords
-        } else {
+        if (blocked.contains(r.partitionKey)) skipped.add(r)
+        else if (!batch.isEmpty && bytes + r.size > maxBytes) {
           // Full by bytes: everything from here stays, in order.
           queue.addFirst(r)
           full = true
+        } else {
+          val verdict = if (gate == null) RecordGate.Admit else gate.admit(r)
+          if (verdict == RecordGate.Admit) {
+            if (distinctKeys) blocked.add(r.partitionKey)
+            bytes += r.size
+            batch.add(r)
+            full = batch.size >= maxRecords
+          } else if (verdict == RecordGate.Skip) {
+            blocked.add(r.partitionKey)
+            skipped.add(r)
+          } else {
+            queue.addFirst(r)
+            full = true
+          }
         }
       }
       var i = skipped.size - 1
@@ -65,4 +80,16 @@ final class RecordBatcher(distinctKeys: Boolean) {
     }
     batch
   }
+}
+
+/** Says, record by record, what a paced request may carry; see [[SendPacer]]. */
+trait RecordGate {
+  /** [[RecordGate.Admit]], [[RecordGate.Skip]] (this record stays, later ones may go) or [[RecordGate.Stop]]. */
+  def admit(record: PendingRecord): Int
+}
+
+object RecordGate {
+  val Admit = 0
+  val Skip = 1
+  val Stop = 2
 }

@@ -18,11 +18,13 @@ import software.amazon.awssdk.services.kinesis.model._
  * Records are spread over `maxInFlightRequests` lanes by partition key. A lane has at most one request in flight
  * and resends its failures at the head of its next request, so requests never overtake each other within a key;
  * the one reordering left is inside a request (a record refused while a later one of its key was stored), which
- * `preserveKeyOrder` rules out by sending at most one record per key per request.
+ * `preserveKeyOrder` rules out by sending at most one record per key per request. What a request may carry under
+ * flow control is the [[SendPacer]]'s call: records of a shard that must wait stay queued with every later record of
+ * their key, while the lane sends those of other shards.
  *
  * Everything runs on the task's thread: SDK callbacks only hand completions over through a queue, so lane state
- * needs no locks, and the task blocks only when its buffer is full, when it must wait for a backoff or the flow
- * controller's pause, or at commit.
+ * needs no locks, and the task blocks only when its buffer is full, when it must wait for a backoff or its shards'
+ * pace, or at commit.
  */
 final class RecordPublisher(
     val stream: String,
@@ -36,20 +38,17 @@ final class RecordPublisher(
     val batcher = new RecordBatcher(config.preserveKeyOrder)
     var busy = false
     var notBeforeNanos: Long = System.nanoTime()
+    // Its queued records' shards are all waiting for their pace, until `wakeAtNanos` or a record that may go.
+    var waiting = false
+    var wakeAtNanos = 0L
   }
 
-  private final class Completion(
-      val lane: Lane,
-      val batch: util.ArrayList[PendingRecord],
-      val sent: Sent,
-      val response: PutRecordsResponse,
+  private final class Completion(val lane: Lane, val out: Outgoing, val response: PutRecordsResponse,
       val error: Throwable)
 
-  /** What the flow controller needs to know of a request when its response arrives. */
-  private final class Sent(val atNanos: Long, val units: Double, val fullBatch: Boolean)
-
   private val backoff = new RetryBackoff(config.connection.retry)
-  private val flow = FlowController(config.flowControl, config.maxRecordsPerRequest, limits.openShards)
+  private val pacer = new SendPacer(config.flowControl, config.maxRecordsPerRequest, limits.openShards,
+    stale => ShardMap.of(config.connection, stream, stale), System.nanoTime())
   private val lanes = Array.fill(config.maxInFlightRequests)(new Lane)
   private val completions = new LinkedBlockingQueue[Completion]()
   // Two requests' worth per lane in records, two requests' worth in bytes: enough to keep every lane busy
@@ -59,7 +58,6 @@ final class RecordPublisher(
   private var queuedRecords = 0
   private var queuedBytes = 0L
   private var inFlight = 0
-  private var nextSendAtNanos = System.nanoTime()
   private var firstLane = 0
   private var lastWarnNanos = 0L
   private var retriedSinceWarn = 0L
@@ -72,7 +70,9 @@ final class RecordPublisher(
     if (limits.maxRecordBytes <= config.maxBytesPerRequest) "the stream's maximum record size" else "maxBytesPerRequest"
 
   def add(record: PendingRecord): Unit = {
-    lanes((record.partitionKey.hashCode & Int.MaxValue) % lanes.length).batcher.add(record)
+    val lane = lanes((record.partitionKey.hashCode & Int.MaxValue) % lanes.length)
+    lane.batcher.add(record)
+    if (lane.waiting && pacer.mayGoNow(record, System.nanoTime())) lane.waiting = false
     queuedRecords += 1
     queuedBytes += record.size
     pump()
@@ -102,11 +102,12 @@ final class RecordPublisher(
       c = completions.poll()
     }
     val now = System.nanoTime()
-    // Rotating the first lane keeps the flow controller's pause from always favouring lane 0.
+    // Rotating the first lane keeps the flow controller's pace from always favouring lane 0.
     var i = 0
     while (i < lanes.length) {
       val lane = lanes((firstLane + i) % lanes.length)
-      if (!lane.busy && !lane.batcher.isEmpty && now - lane.notBeforeNanos >= 0 && now - nextSendAtNanos >= 0) {
+      if (!lane.busy && !lane.batcher.isEmpty && now - lane.notBeforeNanos >= 0 &&
+          (!lane.waiting || now - lane.wakeAtNanos >= 0)) {
         send(lane, now)
       }
       i += 1
@@ -120,7 +121,7 @@ final class RecordPublisher(
     var wakeAt = 0L
     var waiting = false
     for (lane <- lanes if !lane.busy && !lane.batcher.isEmpty) {
-      val at = if (lane.notBeforeNanos - nextSendAtNanos > 0) lane.notBeforeNanos else nextSendAtNanos
+      val at = if (lane.waiting && lane.wakeAtNanos - lane.notBeforeNanos > 0) lane.wakeAtNanos else lane.notBeforeNanos
       if (!waiting || at - wakeAt < 0) wakeAt = at
       waiting = true
     }
@@ -132,34 +133,34 @@ final class RecordPublisher(
   }
 
   private def send(lane: Lane, now: Long): Unit = {
-    val batchSize = math.min(flow.batchSize, config.maxRecordsPerRequest)
-    val batch = lane.batcher.take(batchSize, config.maxBytesPerRequest)
+    val backlog = 2 * queuedRecords >= maxQueuedRecords || 2 * queuedBytes >= maxQueuedBytes
+    val out = pacer.take(lane.batcher, config.maxBytesPerRequest, now, backlog)
+    if (out == null) {
+      lane.waiting = true
+      lane.wakeAtNanos = pacer.wakeAtNanos
+      return
+    }
+    lane.waiting = false
+    val batch = out.records
     val entries = new util.ArrayList[PutRecordsRequestEntry](batch.size)
-    var units = 0.0
     var i = 0
     while (i < batch.size) {
       val r = batch.get(i)
       r.attempts += 1
       queuedBytes -= r.size
-      units += FlowController.units(r.size)
       entries.add(r.entry)
       i += 1
     }
     queuedRecords -= batch.size
     lane.busy = true
     inFlight += 1
-    val pause = flow.pauseNanos(units)
-    // Keep to the schedule when a send comes a little late, so the pace is the controller's rate, but do not
-    // bank the time of an idle spell for a burst.
-    nextSendAtNanos = (if (nextSendAtNanos - (now - pause) > 0) nextSendAtNanos else now) + pause
-    metrics.batchSize = batchSize
-    metrics.flowControlDelayMs = TimeUnit.NANOSECONDS.toMillis(pause)
-    val sent = new Sent(now, units, fullBatch = batch.size == batchSize || !lane.batcher.isEmpty)
+    metrics.batchSize = out.allowedBatch
+    metrics.flowControlDelayMs = TimeUnit.NANOSECONDS.toMillis(out.pauseNanos)
     val request = PutRecordsRequest.builder().streamName(stream).records(entries).build()
     val future =
       try client.putRecords(request)
       catch { case NonFatal(e) => CompletableFuture.failedFuture[PutRecordsResponse](e) }
-    future.whenComplete((response, error) => completions.add(new Completion(lane, batch, sent, response, error)))
+    future.whenComplete((response, error) => completions.add(new Completion(lane, out, response, error)))
   }
 
   private def complete(c: Completion): Unit = {
@@ -172,31 +173,32 @@ final class RecordPublisher(
         case e => throw requestError(e)
       }
     }
+    val batch = c.out.records
     val results = c.response.records()
-    if (results.size != c.batch.size) {
+    if (results.size != batch.size) {
       throw new KinesisSinkWriteException(s"Kinesis sink: PutRecords to stream '$stream' answered " +
-        s"${results.size} results for ${c.batch.size} records; no record of the request is known to be stored")
+        s"${results.size} results for ${batch.size} records; no record of the request is known to be stored")
     }
-    val outcome = PutRecordsOutcome.of(c.batch, i => results.get(i).errorCode(), backoff)
+    val outcome = PutRecordsOutcome.of(batch, i => results.get(i).errorCode(), backoff)
     metrics.recordsWritten += outcome.stored
     metrics.bytesWritten += outcome.storedBytes
     metrics.throttledRecords += outcome.throttled
     val now = System.nanoTime()
-    flow.onResponse(FlowController.Response(c.batch.size, c.sent.units, outcome.throttled, c.sent.atNanos, now,
-      c.sent.fullBatch))
+    pacer.onResponse(c.out, results, now)
     if (trace.isDebugEnabled) traceResponse(c, outcome.throttled)
     outcome.error(stream, backoff).foreach(e => throw e)
     val failed = outcome.failed
     if (failed != null) {
       metrics.retriedRecords += failed.size
       c.lane.batcher.requeueFirst(failed)
+      c.lane.waiting = false
       var bytes = 0L
       var j = 0
       while (j < failed.size) { bytes += failed.get(j).size; j += 1 }
       queuedRecords += failed.size
       queuedBytes += bytes
       c.lane.notBeforeNanos =
-        if (outcome.throttled == failed.size && flow.pacing) now
+        if (outcome.throttled == failed.size && pacer.pacing(failed)) now
         else now + backoff.delayBefore(failed.get(0).attempts + 1).toNanos
       warnRetries(failed.size, now)
     }
@@ -207,8 +209,7 @@ final class RecordPublisher(
     retriedSinceWarn += count
     if (now - lastWarnNanos >= WarnIntervalNanos || lastWarnNanos == 0L) {
       log.warn(s"Kinesis stream '$stream': resending $retriedSinceWarn record(s) Kinesis did not store " +
-        s"(${metrics.throttledRecords} throttled so far in this task); batch size ${flow.batchSize}, " +
-        s"pause ${metrics.flowControlDelayMs} ms")
+        s"(${metrics.throttledRecords} throttled so far in this task); flow control ${pacer.summary}")
       lastWarnNanos = now
       retriedSinceWarn = 0
     }
@@ -217,12 +218,9 @@ final class RecordPublisher(
   /** One line per response for benchmarks and for diagnosing a slow write (logger `...sink.FlowTrace`). */
   private def traceResponse(c: Completion, throttled: Int): Unit = {
     val partition = Option(TaskContext.get()).map(_.partitionId()).getOrElse(-1)
-    val rate = flow match {
-      case r: RateFlowController => f" rate=${r.unitsPerSecond}%.1f"
-      case _ => ""
-    }
-    trace.debug(s"t=${System.currentTimeMillis()} stream=$stream task=$partition records=${c.batch.size} " +
-      s"throttled=$throttled batch=${metrics.batchSize} pauseMs=${metrics.flowControlDelayMs}$rate")
+    trace.debug(s"t=${System.currentTimeMillis()} stream=$stream task=$partition records=${c.out.records.size} " +
+      s"throttled=$throttled batch=${c.out.allowedBatch} pauseMs=${TimeUnit.NANOSECONDS.toMillis(c.out.pauseNanos)} " +
+      pacer.traceFields)
   }
 
   private def requestError(cause: Throwable): Throwable = cause match {

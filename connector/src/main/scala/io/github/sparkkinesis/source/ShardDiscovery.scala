@@ -1,11 +1,9 @@
 package io.github.sparkkinesis.source
 
-import scala.jdk.CollectionConverters._
-
-import io.github.sparkkinesis.client.{ConnectionConfig, KinesisClientFactory}
+import io.github.sparkkinesis.client.{ConnectionConfig, KinesisClientFactory, ShardListing}
 import software.amazon.awssdk.core.exception.AbortedException
 import software.amazon.awssdk.services.kinesis.KinesisClient
-import software.amazon.awssdk.services.kinesis.model.{ListShardsRequest, ResourceNotFoundException, Shard}
+import software.amazon.awssdk.services.kinesis.model.{ResourceNotFoundException, Shard}
 
 /** A shard as discovery sees it: its parents (resharding lineage), where its hash range starts, whether it is closed. */
 final case class ShardMeta(key: ShardKey, parents: Seq[String], startingHashKey: BigInt, closed: Boolean)
@@ -32,19 +30,9 @@ final class ShardDiscovery(config: SourceConfig) {
   /** Forget the cached listing: the next call lists again (after a shard was seen to close). */
   def invalidate(): Unit = synchronized { cached = None }
 
-  private def listShards(stream: String): Seq[ShardMeta] = {
-    val out = Vector.newBuilder[ShardMeta]
-    var request = ListShardsRequest.builder().streamName(stream).build()
-    var more = true
-    try {
-      while (more) {
-        val response = client.listShards(request)
-        response.shards().asScala.foreach(s => out += meta(stream, s))
-        val token = response.nextToken()
-        more = token != null
-        if (more) request = ListShardsRequest.builder().nextToken(token).build()
-      }
-    } catch {
+  private def listShards(stream: String): Seq[ShardMeta] =
+    try ShardListing.all(client, stream).map(meta(stream, _))
+    catch {
       case e: ResourceNotFoundException => throw ShardDiscovery.streamNotFound(stream, config.connection, e)
       // query.stop() interrupts the driver: Spark recognizes a stop by an InterruptedException, not the SDK's wrapper.
       case e: AbortedException if e.getCause.isInstanceOf[InterruptedException] || Thread.currentThread().isInterrupted =>
@@ -52,14 +40,12 @@ final class ShardDiscovery(config: SourceConfig) {
         stopped.initCause(e)
         throw stopped
     }
-    out.result()
-  }
 
   private def meta(stream: String, s: Shard): ShardMeta = ShardMeta(
     ShardKey(stream, s.shardId()),
     Seq(Option(s.parentShardId()), Option(s.adjacentParentShardId())).flatten,
     startingHashKey = Option(s.hashKeyRange()).map(r => BigInt(r.startingHashKey())).getOrElse(BigInt(0)),
-    closed = s.sequenceNumberRange() != null && s.sequenceNumberRange().endingSequenceNumber() != null)
+    closed = !ShardListing.isOpen(s))
 }
 
 object ShardDiscovery {

@@ -62,6 +62,21 @@ class KinesisSinkSuite extends AnyFunSuite with EmulatorSuite with SparkSuite wi
   private def rows(schema: StructType, values: Seq[Seq[Any]]): DataFrame =
     spark.createDataFrame(values.map(Row.fromSeq).asJava, schema).coalesce(1)
 
+  test("Kinesis routes a key by the MD5 of its UTF-8 bytes, unsigned, into the range holding it (the sink paces shards by it)") {
+    val name = stream(2)
+    kinesis.split(name, kinesis.shardIds(name).min)
+    val open = kinesis.client.listShards(software.amazon.awssdk.services.kinesis.model.ListShardsRequest.builder()
+      .streamName(name).build()).shards().asScala.filter(_.sequenceNumberRange().endingSequenceNumber() == null)
+    val starts = open.map(s => BigInt(s.hashKeyRange().startingHashKey()) -> s.shardId()).sortBy(_._1)
+    assert(starts.size == 3)
+    for (i <- 0 until 60) {
+      val key = s"user-$i-ü"
+      val hash = BigInt(1, java.security.MessageDigest.getInstance("MD5").digest(key.getBytes("UTF-8")))
+      val expected = starts.filter(_._1 <= hash).last._2
+      assert(kinesis.put(name, key, Array[Byte](1)).shardId() == expected, s"key $key")
+    }
+  }
+
   test("batch write: every record lands once with its key and payload, each key in order; metrics count them") {
     val name = stream(shards = 2)
     val metrics = new StageAccumulables

@@ -1,8 +1,15 @@
 package io.github.sparkkinesis.it
 
+import java.math.BigInteger
+import java.time.Duration
+
+import scala.concurrent.{Await, ExecutionContext, Future}
+import scala.concurrent.duration._
 import scala.jdk.CollectionConverters._
 
 import io.github.sparkkinesis.it.bench.{SinkQuotaBench, SinkQuotaRun}
+import org.apache.spark.sql.SaveMode
+import org.apache.spark.sql.functions.{col, concat, lit, when}
 import org.scalatest.funsuite.AnyFunSuite
 
 /**
@@ -27,5 +34,41 @@ class SinkQuotaSuite extends AnyFunSuite with SimulatorSuite with SparkSuite {
       info(f"${run.path("deliveredRecordsPerSecond").asDouble()}%.0f records/s, " +
         f"${run.path("fractionOfAchievable").asDouble()}%.2f of the quota, ${run.path("throttledFraction").asDouble()}%.3f throttled")
     }
+  }
+
+  test("a throttled hot shard is paced on its own: a cold shard's records are all stored while the hot one is still busy") {
+    // 50 records/s per shard: the hot shard's 500 records take ~9 s, the cold shard's 100 about one second.
+    simulator.admin.quotas(enabled = true, factor = 0.05)
+    val stream = TestKinesis.freshName("hot-cold")
+    simulatorKinesis.createStream(stream, 2)
+    val Seq(hot, cold) = simulatorKinesis.shardIds(stream).sorted
+    val coldKey = BigInteger.ONE.shiftLeft(127).add(BigInteger.ONE).toString
+    // One task; every sixth row, interleaved, goes to the cold shard (by explicit hash key). Keys belong to one
+    // shard each, as real keys do: a hot record held back holds back the later records of its key.
+    val cold_? = col("id") % 6 === 0
+    val df = spark.range(0, 600, 1, 1).select(
+      concat(when(cold_?, lit("c")).otherwise(lit("h")), (col("id") % 20).cast("string")).as("partitionKey"),
+      concat(lit("r"), col("id").cast("string")).as("data"),
+      when(cold_?, lit(coldKey)).otherwise(lit("1")).as("explicitHashKey"))
+    val writing = Future {
+      df.write.format("kinesis").mode(SaveMode.Append).options(Map(
+        "streamName" -> stream, "endpoint" -> simulator.endpoint.toString, "region" -> TestEnv.region,
+        "awsAccessKey" -> TestEnv.accessKey, "awsSecretKey" -> TestEnv.secretKey)).save()
+    }(ExecutionContext.global)
+    def stored(shard: String) = simulator.admin.shardCounter(stream, shard, "putRecords")
+    try {
+      Wait.until("the cold shard's 100 records stored", Duration.ofSeconds(60)) {
+        writing.value.foreach(_.get) // a write that failed fails the test with its own error
+        stored(cold) >= 100
+      }
+      val hotThen = stored(hot)
+      assert(simulator.admin.shardCounter(stream, hot, "throttledPutRecords") > 0, "the hot shard never throttled")
+      // Paced as one stream, the cold shard would get a sixth of the writer's pace and finish with the hot one.
+      assert(hotThen < 300, s"the hot shard had stored $hotThen of 500 when the cold one finished")
+      Await.result(writing, 90.seconds)
+    } finally simulator.admin.quotas(enabled = false)
+    val ids = StreamContents.read(simulatorKinesis.client, stream).map(_.text)
+    assert(ids.sorted == (0 until 600).map(i => s"r$i").sorted, "every record stored exactly once")
+    simulator.admin.quotas(enabled = true)
   }
 }

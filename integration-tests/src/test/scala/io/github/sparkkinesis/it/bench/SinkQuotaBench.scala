@@ -39,6 +39,7 @@ object SinkQuotaBench {
   }
 
   val HotShare = 0.4
+  val KeysPerShard = 250
   val RecordBytes = 100
   val QuotaPerShard = 1000.0
 
@@ -165,27 +166,32 @@ final class SinkQuotaRun(spark: SparkSession, simulator: KinesisSimulator, kines
   }
 
   /**
-   * `total` rows in `shape.tasks` partitions. Each row's explicit hash key lands on a shard drawn with the shape's
-   * weights (seeded by the row id, so every run draws the same), which is how a hot key skews a real stream.
+   * `total` rows in `shape.tasks` partitions. Each row draws a shard with the shape's weights and one of
+   * `KeysPerShard` keys of that shard (seeded by the row id, so every run draws the same); a key always goes to one
+   * shard, by an explicit hash key inside the shard's range, as a real key's MD5 does: a hot key is a hot shard.
    */
   private def input(total: Long, startKeys: Vector[BigInteger]) = {
     val weights = shape.weights
     val cumulative = weights.scanLeft(0.0)(_ + _).tail.toArray
     val starts = startKeys.map(_.toString).toArray
     val top = BigInteger.ONE.shiftLeft(128)
-    val hashKey = udf { (id: Long) =>
-      // SplittableRandom mixes its seed: java.util.Random's first draws for consecutive seeds are correlated, which
-      // sent runs of rows to one shard and measured bursts, not the controller.
+    // SplittableRandom mixes its seed: java.util.Random's first draws for consecutive seeds are correlated, which
+    // sent runs of rows to one shard and measured bursts, not the controller.
+    def draw(id: Long): (Int, Int) = {
       val random = new java.util.SplittableRandom(id)
-      val draw = random.nextDouble()
-      val shard = math.max(0, cumulative.indexWhere(draw < _))
+      val shard = math.max(0, cumulative.indexWhere(random.nextDouble() < _))
+      (shard, random.nextInt(KeysPerShard))
+    }
+    val partitionKey = udf { (id: Long) => val (shard, key) = draw(id); s"s$shard-k$key" }
+    val hashKey = udf { (id: Long) =>
+      val (shard, key) = draw(id)
       val start = new BigInteger(starts(shard))
       val end = if (shard + 1 < starts.length) new BigInteger(starts(shard + 1)) else top
-      start.add(end.subtract(start).multiply(BigInteger.valueOf(random.nextInt(1 << 30))).shiftRight(30)).toString
+      start.add(end.subtract(start).multiply(BigInteger.valueOf(key)).divide(BigInteger.valueOf(KeysPerShard))).toString
     }
     val payload = udf((id: Long) => f"$id%020d".padTo(RecordBytes, '.'))
     spark.range(0, total, 1, shape.tasks).select(
-      udf((id: Long) => s"k${id % 1000}").apply(col("id")).as("partitionKey"),
+      partitionKey(col("id")).as("partitionKey"),
       payload(col("id")).as("data"),
       hashKey(col("id")).as("explicitHashKey"))
   }

@@ -1,0 +1,116 @@
+package io.github.sparkkinesis.sink
+
+import java.math.BigInteger
+import java.nio.ByteBuffer
+import java.nio.charset.StandardCharsets
+import java.security.MessageDigest
+import java.util.concurrent.ConcurrentHashMap
+
+import scala.util.control.NonFatal
+
+import io.github.sparkkinesis.client.{ConnectionConfig, KinesisClientFactory, ShardListing}
+import org.slf4j.LoggerFactory
+import software.amazon.awssdk.services.kinesis.model.PutRecordsRequestEntry
+
+/**
+ * Which open shard Kinesis routes a record to: the shard whose hash-key range holds the record's hash key (its
+ * explicit hash key, else the MD5 of its partition key read as an unsigned 128-bit number). The sink uses it to
+ * pace each shard by its own throttling; a stale map (the stream was resharded since) only makes pacing less
+ * exact, never loses or misroutes a record, since Kinesis does the routing.
+ *
+ * Hash keys are compared as two unsigned longs, so a lookup is an MD5 and a binary search, with no BigInteger.
+ *
+ * @param shardIds open shards, ordered by the start of their hash-key range
+ */
+final class ShardMap private (startHigh: Array[Long], startLow: Array[Long], val shardIds: Array[String]) {
+  private val indexById: Map[String, Int] = shardIds.zipWithIndex.toMap
+
+  def size: Int = shardIds.length
+
+  /** The index of a shard id in this map, -1 when it is not one of its open shards. */
+  def indexOf(shardId: String): Int = indexById.getOrElse(shardId, -1)
+
+  /** The index (in `shardIds`) of the shard the record goes to. */
+  def shardOf(entry: PutRecordsRequestEntry): Int = {
+    val explicit = entry.explicitHashKey()
+    if (explicit != null) {
+      val key = new BigInteger(explicit)
+      find(key.shiftRight(64).longValue, key.longValue)
+    } else {
+      val digest = ShardMap.md5.get()
+      val bytes = ByteBuffer.wrap(digest.digest(entry.partitionKey().getBytes(StandardCharsets.UTF_8)))
+      find(bytes.getLong, bytes.getLong)
+    }
+  }
+
+  /** The last shard whose range starts at or below the key. */
+  private def find(high: Long, low: Long): Int = {
+    var lo = 0
+    var hi = shardIds.length - 1
+    while (lo < hi) {
+      val mid = (lo + hi + 1) >>> 1
+      val c = java.lang.Long.compareUnsigned(startHigh(mid), high) match {
+        case 0 => java.lang.Long.compareUnsigned(startLow(mid), low)
+        case other => other
+      }
+      if (c <= 0) lo = mid else hi = mid - 1
+    }
+    lo
+  }
+}
+
+object ShardMap {
+  private val log = LoggerFactory.getLogger(classOf[ShardMap])
+
+  private val md5 = ThreadLocal.withInitial[MessageDigest](() => MessageDigest.getInstance("MD5"))
+
+  /** @param ranges open shards as (shard id, starting hash key) */
+  def apply(ranges: Seq[(String, BigInteger)]): ShardMap = {
+    require(ranges.nonEmpty, "a stream has at least one open shard")
+    val sorted = ranges.sortWith((a, b) => a._2.compareTo(b._2) < 0).toArray
+    new ShardMap(sorted.map(_._2.shiftRight(64).longValue), sorted.map(_._2.longValue), sorted.map(_._1))
+  }
+
+  /**
+   * ListShards allows about 100 calls per second per stream: each JVM remembers a stream's map for this long, and
+   * lists again sooner only when a writer saw a record stored in a shard the map does not know.
+   */
+  private val TtlNanos = 30L * 1000 * 1000 * 1000
+  private val MinRelistNanos = 5L * 1000 * 1000 * 1000
+
+  private final case class Entry(map: Option[ShardMap], atNanos: Long)
+  private val cache = new ConcurrentHashMap[(ConnectionConfig, String), Entry]()
+
+  /**
+   * The stream's open shards, or None when they cannot be listed (a role allowed PutRecords but not ListShards):
+   * the sink then paces the stream as a whole, and says so once.
+   *
+   * @param stale the caller has seen a shard this map does not know: list again unless the map is very recent
+   */
+  def of(connection: ConnectionConfig, stream: String, stale: Boolean = false): Option[ShardMap] = {
+    val key = (connection, stream)
+    val now = System.nanoTime()
+    val cached = cache.get(key)
+    val maxAge = if (stale) MinRelistNanos else TtlNanos
+    if (cached != null && now - cached.atNanos < maxAge) cached.map
+    else {
+      val map = list(connection, stream, warn = cached == null || cached.map.isDefined)
+      cache.put(key, Entry(map, now))
+      map
+    }
+  }
+
+  private def list(connection: ConnectionConfig, stream: String, warn: Boolean): Option[ShardMap] =
+    try {
+      val open = ShardListing.all(KinesisClientFactory.sync(connection), stream).filter(ShardListing.isOpen)
+      Some(ShardMap(open.map(s => s.shardId() -> new BigInteger(s.hashKeyRange().startingHashKey()))))
+    } catch {
+      case NonFatal(e) =>
+        if (warn) {
+          log.warn(s"Kinesis sink: cannot list the shards of stream '$stream' (${e.getClass.getSimpleName}: " +
+            s"${e.getMessage}); flow control paces the stream as a whole instead of each shard on its own. " +
+            "Allow kinesis:ListShards on the stream for per-shard pacing.")
+        }
+        None
+    }
+}
