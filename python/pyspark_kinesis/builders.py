@@ -182,7 +182,7 @@ class KinesisSinkBuilder(_Builder):
         return self._next(call(lambda: self._j.withClusterByPartitionKey(cluster)))
 
     def withFlowControl(self, mode: str) -> KinesisSinkBuilder:
-        """``adaptive`` (the default: a paced send rate while shards throttle), ``ladder``, ``aimd`` or ``off``."""
+        """``adaptive`` (the default: each throttling shard paced at its own send rate), ``ladder``, ``aimd`` or ``off``."""
         check_str("mode", mode)
         return self._next(call(lambda: self._j.withFlowControl(mode)))
 

@@ -45,7 +45,7 @@ final class KinesisSinkBuilder private[sparkkinesis] (
   def withPreserveKeyOrder(preserve: Boolean): KinesisSinkBuilder = set(PreserveKeyOrder, preserve)
   def withClusterByPartitionKey(cluster: Boolean): KinesisSinkBuilder = set(ClusterByPartitionKey, cluster)
 
-  /** `adaptive` (the default: a paced send rate while shards throttle), `ladder`, `aimd` or `off`. */
+  /** `adaptive` (the default: each throttling shard paced at its own send rate), `ladder`, `aimd` or `off`. */
   def withFlowControl(mode: String): KinesisSinkBuilder = set(FlowControl, mode)
 
   /**

@@ -54,7 +54,7 @@ object KinesisOptions {
   val MaxInFlightRequests = opt("maxInFlightRequests", "4", "PutRecords requests one writer task keeps in flight per stream (1..64); all records of one partition key share one", Sink)
   val PreserveKeyOrder = opt("preserveKeyOrder", "false", "never let a resent record land after a later record of its key: at most one record per key per request (slower for hot keys)", Sink)
   val ClusterByPartitionKey = opt("clusterByPartitionKey", "false", "shuffle the input so that all records of one partition key are written by one task", Sink)
-  val FlowControl = opt("flowControl", "adaptive", "adaptive (a paced send rate while shards throttle), ladder (the seed design), aimd, or off", Sink)
+  val FlowControl = opt("flowControl", "adaptive", "adaptive (each throttling shard paced at its own send rate), ladder (the seed design), aimd, or off", Sink)
 
   val all: Seq[KinesisOption] = Seq(
     StreamName, Region, Endpoint, AwsAccessKey, AwsSecretKey, AwsSessionToken, RoleArn, RoleExternalId,

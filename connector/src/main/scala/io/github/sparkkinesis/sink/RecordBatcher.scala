@@ -32,8 +32,12 @@ final class RecordBatcher(distinctKeys: Boolean) {
    * With a gate (flow control pacing some shards), each record is offered to it in queue order; a record it
    * refuses stays queued, and so does every later record of its key, so no record overtakes an earlier one of its
    * key. The request may then be empty.
+   *
+   * @param firstAlwaysGoes false when this lane's records join a request that already holds others: then the
+   *                        byte cap binds from the first record
    */
-  def take(maxRecords: Int, maxBytes: Long, gate: RecordGate = null): util.ArrayList[PendingRecord] = {
+  def take(maxRecords: Int, maxBytes: Long, gate: RecordGate = null,
+      firstAlwaysGoes: Boolean = true): util.ArrayList[PendingRecord] = {
     val batch = new util.ArrayList[PendingRecord](math.min(maxRecords, queue.size))
     var bytes = 0L
     if (!distinctKeys && gate == null) {
@@ -55,7 +59,7 @@ final class RecordBatcher(distinctKeys: Boolean) {
         val r = queue.pollFirst()
         scanned += 1
         if (blocked.contains(r.partitionKey)) skipped.add(r)
-        else if (!batch.isEmpty && bytes + r.size > maxBytes) {
+        else if ((!batch.isEmpty || !firstAlwaysGoes) && bytes + r.size > maxBytes) {
           // Full by bytes: everything from here stays, in order.
           queue.addFirst(r)
           full = true

@@ -15,12 +15,10 @@ import software.amazon.awssdk.services.kinesis.model._
  * Sends one writer task's records to one stream: several PutRecords requests in flight at once, only failed
  * records resent, with backoff, until Kinesis takes them or the retry policy runs out.
  *
- * Records are spread over `maxInFlightRequests` lanes by partition key. A lane has at most one request in flight
- * and resends its failures at the head of its next request, so requests never overtake each other within a key;
- * the one reordering left is inside a request (a record refused while a later one of its key was stored), which
- * `preserveKeyOrder` rules out by sending at most one record per key per request. What a request may carry under
- * flow control is the [[SendPacer]]'s call: records of a shard that must wait stay queued with every later record of
- * their key, while the lane sends those of other shards.
+ * Which records go in which request is [[SendLanes]]' call (lanes by partition key, so requests never overtake
+ * each other within a key) under the [[SendPacer]]'s flow control; the one reordering left is inside a request (a
+ * record refused while a later one of its key was stored), which `preserveKeyOrder` rules out by sending at most
+ * one record per key per request.
  *
  * Everything runs on the task's thread: SDK callbacks only hand completions over through a queue, so lane state
  * needs no locks, and the task blocks only when its buffer is full, when it must wait for a backoff or its shards'
@@ -34,31 +32,19 @@ final class RecordPublisher(
     metrics: SinkTaskMetrics) {
   import RecordPublisher._
 
-  private final class Lane {
-    val batcher = new RecordBatcher(config.preserveKeyOrder)
-    var busy = false
-    var notBeforeNanos: Long = System.nanoTime()
-    // Its queued records' shards are all waiting for their pace, until `wakeAtNanos` or a record that may go.
-    var waiting = false
-    var wakeAtNanos = 0L
-  }
-
-  private final class Completion(val lane: Lane, val out: Outgoing, val response: PutRecordsResponse,
-      val error: Throwable)
+  private final class Completion(val out: Outgoing, val response: PutRecordsResponse, val error: Throwable)
 
   private val backoff = new RetryBackoff(config.connection.retry)
   private val pacer = new SendPacer(config.flowControl, config.maxRecordsPerRequest, limits.openShards,
     stale => ShardMap.of(config.connection, stream, stale), System.nanoTime())
-  private val lanes = Array.fill(config.maxInFlightRequests)(new Lane)
+  private val lanes = new SendLanes(config.maxInFlightRequests, config.preserveKeyOrder, config.maxBytesPerRequest,
+    pacer, System.nanoTime())
   private val completions = new LinkedBlockingQueue[Completion]()
   // Two requests' worth per lane in records, two requests' worth in bytes: enough to keep every lane busy
   // without holding a task's whole partition in memory.
-  private val maxQueuedRecords = 2 * lanes.length * config.maxRecordsPerRequest
+  private val maxQueuedRecords = 2 * config.maxInFlightRequests * config.maxRecordsPerRequest
   private val maxQueuedBytes = 2 * config.maxBytesPerRequest
-  private var queuedRecords = 0
-  private var queuedBytes = 0L
   private var inFlight = 0
-  private var firstLane = 0
   private var lastWarnNanos = 0L
   private var retriedSinceWarn = 0L
   private var aborted = false
@@ -70,13 +56,9 @@ final class RecordPublisher(
     if (limits.maxRecordBytes <= config.maxBytesPerRequest) "the stream's maximum record size" else "maxBytesPerRequest"
 
   def add(record: PendingRecord): Unit = {
-    val lane = lanes((record.partitionKey.hashCode & Int.MaxValue) % lanes.length)
-    lane.batcher.add(record)
-    if (lane.waiting && pacer.mayGoNow(record, System.nanoTime())) lane.waiting = false
-    queuedRecords += 1
-    queuedBytes += record.size
+    lanes.add(record, System.nanoTime())
     pump()
-    while (queuedRecords > maxQueuedRecords || queuedBytes > maxQueuedBytes) {
+    while (lanes.queuedRecords > maxQueuedRecords || lanes.queuedBytes > maxQueuedBytes) {
       await()
       pump()
     }
@@ -85,7 +67,7 @@ final class RecordPublisher(
   /** Returns once every record added so far is acknowledged; throws when one cannot be delivered. */
   def flush(): Unit = {
     pump()
-    while (queuedRecords > 0 || inFlight > 0) {
+    while (lanes.queuedRecords > 0 || inFlight > 0) {
       await()
       pump()
     }
@@ -102,57 +84,33 @@ final class RecordPublisher(
       c = completions.poll()
     }
     val now = System.nanoTime()
-    // Rotating the first lane keeps the flow controller's pace from always favouring lane 0.
-    var i = 0
-    while (i < lanes.length) {
-      val lane = lanes((firstLane + i) % lanes.length)
-      if (!lane.busy && !lane.batcher.isEmpty && now - lane.notBeforeNanos >= 0 &&
-          (!lane.waiting || now - lane.wakeAtNanos >= 0)) {
-        send(lane, now)
-      }
-      i += 1
+    var out = lanes.next(now)
+    while (out != null) {
+      send(out, now)
+      out = lanes.next(now)
     }
-    firstLane = (firstLane + 1) % lanes.length
   }
 
   /** Waits for a completion, or until the earliest waiting lane may send, whichever comes first. */
   private def await(): Unit = {
-    val now = System.nanoTime()
-    var wakeAt = 0L
-    var waiting = false
-    for (lane <- lanes if !lane.busy && !lane.batcher.isEmpty) {
-      val at = if (lane.waiting && lane.wakeAtNanos - lane.notBeforeNanos > 0) lane.wakeAtNanos else lane.notBeforeNanos
-      if (!waiting || at - wakeAt < 0) wakeAt = at
-      waiting = true
-    }
+    val wait = lanes.waitNanos(System.nanoTime())
     val c =
-      if (waiting) completions.poll(math.max(0L, wakeAt - now), TimeUnit.NANOSECONDS)
+      if (wait >= 0) completions.poll(wait, TimeUnit.NANOSECONDS)
       else if (inFlight > 0) completions.take()
       else null
     if (c != null) complete(c)
   }
 
-  private def send(lane: Lane, now: Long): Unit = {
-    val backlog = 2 * queuedRecords >= maxQueuedRecords || 2 * queuedBytes >= maxQueuedBytes
-    val out = pacer.take(lane.batcher, config.maxBytesPerRequest, now, backlog)
-    if (out == null) {
-      lane.waiting = true
-      lane.wakeAtNanos = pacer.wakeAtNanos
-      return
-    }
-    lane.waiting = false
+  private def send(out: Outgoing, now: Long): Unit = {
     val batch = out.records
     val entries = new util.ArrayList[PutRecordsRequestEntry](batch.size)
     var i = 0
     while (i < batch.size) {
       val r = batch.get(i)
       r.attempts += 1
-      queuedBytes -= r.size
       entries.add(r.entry)
       i += 1
     }
-    queuedRecords -= batch.size
-    lane.busy = true
     inFlight += 1
     metrics.batchSize = out.allowedBatch
     metrics.flowControlDelayMs = TimeUnit.NANOSECONDS.toMillis(out.pauseNanos)
@@ -160,11 +118,11 @@ final class RecordPublisher(
     val future =
       try client.putRecords(request)
       catch { case NonFatal(e) => CompletableFuture.failedFuture[PutRecordsResponse](e) }
-    future.whenComplete((response, error) => completions.add(new Completion(lane, out, response, error)))
+    future.whenComplete((response, error) => completions.add(new Completion(out, response, error)))
   }
 
   private def complete(c: Completion): Unit = {
-    c.lane.busy = false
+    lanes.completed(c.out)
     inFlight -= 1
     if (c.error != null) {
       // The SDK has already retried what its retry strategy allows (throttling, 5xx, network, timeouts).
@@ -190,16 +148,9 @@ final class RecordPublisher(
     val failed = outcome.failed
     if (failed != null) {
       metrics.retriedRecords += failed.size
-      c.lane.batcher.requeueFirst(failed)
-      c.lane.waiting = false
-      var bytes = 0L
-      var j = 0
-      while (j < failed.size) { bytes += failed.get(j).size; j += 1 }
-      queuedRecords += failed.size
-      queuedBytes += bytes
-      c.lane.notBeforeNanos =
+      lanes.resend(failed,
         if (outcome.throttled == failed.size && pacer.pacing(failed)) now
-        else now + backoff.delayBefore(failed.get(0).attempts + 1).toNanos
+        else now + backoff.delayBefore(failed.get(0).attempts + 1).toNanos)
       warnRetries(failed.size, now)
     }
   }

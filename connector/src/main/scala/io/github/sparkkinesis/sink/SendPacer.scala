@@ -12,11 +12,14 @@ import software.amazon.awssdk.services.kinesis.model.PutRecordsResultEntry
  * [[FlowController]]: a hot shard's throttling paces that shard's records only, while records for shards with room
  * go on unpaced (the seed design's one pace per writer slowed every shard to the hot one's share). A request then
  * mixes the shards that may send now, each up to its own allotment, and records for a shard that must wait stay
- * queued, with every later record of their key. Without a shard map (ListShards not allowed), and for the `ladder`,
+ * queued, with every later record of their key. While pacing, a request gathers from every lane that may send, so
+ * a shard's turn carries its whole allotment rather than the fragment one lane holds. Without a shard map (ListShards not allowed), and for the `ladder`,
  * `aimd` and `off` modes, the stream is paced as a whole: one controller, as the seed design did.
  *
  * While nothing is paced, requests are taken from the head of the queue without computing any record's shard:
- * until the first throttling, flow control costs a map lookup per stored record.
+ * until the first throttling, flow control costs a map lookup per stored record. While some shards are paced, a
+ * lane holding only a few records of unpaced shards lets them gather for up to [[SendPacer.LingerNanos]] (or
+ * until a paced shard's turn) rather than send a request per trickle of input.
  *
  * @param shards the stream's shard map; `stale = true` asks for a fresh listing after a record was stored in a
  *               shard the map does not know (a reshard); None paces the stream as a whole
@@ -45,6 +48,11 @@ final class SendPacer(
   private var wakeKnown = false
   private var gateNow = 0L
 
+  private var pacedTaken = 0
+  // While pacing, when a request of a few unpaced records may leave after all; 0 when none is gathering.
+  private var lingerUntilNanos = 0L
+  private val lingerBatch = math.max(1, maxRecords / 5)
+
   private val gate = new RecordGate {
     override def admit(r: PendingRecord): Int = {
       val g = groupOf(r)
@@ -54,7 +62,7 @@ final class SendPacer(
         if (!wakeKnown || g.nextAtNanos - wakeAt < 0) { wakeAt = g.nextAtNanos; wakeKnown = true }
         refused
       } else if (g.records >= g.flow.batchSize) { g.full = true; refused }
-      else { g.records += 1; g.units += FlowController.units(r.size); RecordGate.Admit }
+      else { g.records += 1; g.units += FlowController.units(r.size); pacedTaken += 1; RecordGate.Admit }
     }
   }
 
@@ -64,37 +72,68 @@ final class SendPacer(
   /** Groups pacing now (shards, or the whole stream). */
   def pacedCount: Int = paced
 
+  /** True while some shard (or the stream) is paced: requests are then gathered across lanes, see [[SendLanes]]. */
+  def gated: Boolean = paced > 0
+
   /**
-   * The next request of a lane, or null when none of its records may go yet: then [[wakeAtNanos]] says when the
-   * first of them may.
-   *
-   * @param backlog the writer holds a backlog (its buffer is at least half full): it is sending as fast as its
-   *                pace allows, even when this lane's request is small (lanes split the records by key, and one
-   *                lane may hold most of them), so a clean response may raise the pace
+   * The next request, or null when none of the queued records may go yet: then [[wakeAtNanos]] says when the
+   * first of them may. While nothing is paced it comes from `sources(0)` alone; while pacing, from every source in
+   * turn (the lanes that may send), each shard up to its allotment for the whole request. A shard counts as
+   * having had more to send (so a clean response may raise its pace) only when its allotment held records back:
+   * a shard whose records all go at once is limited by its input, and raising its pace would only store up a
+   * burst.
    */
-  def take(batcher: RecordBatcher, maxBytes: Long, now: Long, backlog: Boolean): Outgoing =
+  def take(sources: Array[RecordBatcher], maxBytes: Long, now: Long): Outgoing =
     if (paced == 0) {
       val size = if (whole != null) whole.flow.batchSize else maxRecords
+      val batcher = sources(0)
       val batch = batcher.take(size, maxBytes)
-      new Outgoing(batch, unitsOf(batch), now, size, 0L, batch.size == size || !batcher.isEmpty || backlog, null)
+      val drawn = new Array[Boolean](sources.length)
+      drawn(0) = !batch.isEmpty
+      new Outgoing(batch, drawn, unitsOf(batch), now, size, 0L, batch.size == size || !batcher.isEmpty, null)
     } else {
       newStamp()
       wakeKnown = false
       gateNow = now
-      val batch = batcher.take(maxRecords, maxBytes, gate)
+      pacedTaken = 0
+      val batch = new util.ArrayList[PendingRecord]()
+      val parts = new Array[util.ArrayList[PendingRecord]](sources.length)
+      var bytes = 0L
+      var i = 0
+      while (i < sources.length && batch.size < maxRecords && bytes < maxBytes) {
+        val part = sources(i).take(maxRecords - batch.size, maxBytes - bytes, gate, firstAlwaysGoes = batch.isEmpty)
+        parts(i) = part
+        var j = 0
+        while (j < part.size) { bytes += part.get(j).size; j += 1 }
+        batch.addAll(part)
+        i += 1
+      }
       if (batch.isEmpty) {
         if (!wakeKnown) wakeAt = now + RescanNanos
         null
-      } else schedule(batch, now, backlog)
+      } else if (pacedTaken == 0 && batch.size < lingerBatch && lingering(now)) {
+        // Only a few records of unpaced shards: while the writer is paced its input comes in trickles, and a
+        // request per trickle would cost more round trips than the records are worth. Let them gather a moment.
+        var k = 0
+        while (k < parts.length) { if (parts(k) != null) sources(k).requeueFirst(parts(k)); k += 1 }
+        wakeAt = if (wakeKnown && wakeAt - lingerUntilNanos < 0) wakeAt else lingerUntilNanos
+        null
+      } else {
+        lingerUntilNanos = 0L
+        schedule(batch, parts.map(p => p != null && !p.isEmpty), now)
+      }
     }
 
-  /** When the lane whose [[take]] returned null may try again. */
+  /** When a [[take]] that returned null may be tried again. */
   def wakeAtNanos: Long = wakeAt
 
-  /** A record joined a lane that is waiting for its shards' pace: may it go now, so the lane should look again? */
+  /**
+   * A record joined a lane that is waiting: should the lane look again now? Only for a paced shard whose turn has
+   * come; records of unpaced shards go with the lane's next request, at most [[LingerNanos]] later.
+   */
   def mayGoNow(r: PendingRecord, now: Long): Boolean = whole == null && {
     val g = groupOf(r)
-    !g.flow.pacing || now - g.nextAtNanos >= 0
+    g.flow.pacing && now - g.nextAtNanos >= 0
   }
 
   /** True when every one of these (failed) records' shards is paced: resends then wait for the pace alone. */
@@ -158,8 +197,8 @@ final class SendPacer(
     (pacing.size, if (rates.isEmpty) None else Some(rates.sum))
   }
 
-  private def schedule(batch: util.ArrayList[PendingRecord], now: Long, backlog: Boolean): Outgoing = {
-    val requestFull = batch.size >= maxRecords || backlog
+  private def schedule(batch: util.ArrayList[PendingRecord], drawn: Array[Boolean], now: Long): Outgoing = {
+    val requestFull = batch.size >= maxRecords
     var maxPause = 0L
     var allowed = 0
     var fullGroups: util.HashSet[PaceGroup] = null
@@ -181,12 +220,18 @@ final class SendPacer(
       }
       j += 1
     }
-    new Outgoing(batch, unitsOf(batch), now, math.min(maxRecords, allowed), maxPause, requestFull, fullGroups)
+    new Outgoing(batch, drawn, unitsOf(batch), now, math.min(maxRecords, allowed), maxPause, requestFull, fullGroups)
   }
 
   /** The request was as large as this group was allowed: its writer had more for it. */
   private def full(out: Outgoing, g: PaceGroup): Boolean =
     out.fullBatch || (out.fullGroups != null && out.fullGroups.contains(g))
+
+  /** True while a few unpaced records should wait for more: starts the wait on first sight. */
+  private def lingering(now: Long): Boolean = {
+    if (lingerUntilNanos == 0L) lingerUntilNanos = now + LingerNanos
+    now - lingerUntilNanos < 0
+  }
 
   private def refused: Int = if (whole != null) RecordGate.Stop else RecordGate.Skip
 
@@ -257,6 +302,8 @@ object SendPacer {
   /** A reshard is looked for at most this often per writer (and [[ShardMap]] lists at most every 5 s per JVM). */
   private val RelistNanos = 5L * 1000 * 1000 * 1000
   private val RescanNanos = 1000L * 1000
+  /** How long records of unpaced shards may wait for company while other shards are paced: a paced shard's turn. */
+  val LingerNanos: Long = 100L * 1000 * 1000
 
   private def throttledCode(code: String): Boolean = code != null && PutRecordsOutcome.ThrottlingCodes.contains(code)
 
@@ -284,6 +331,7 @@ final class PaceGroup(val shardId: String, val flow: FlowController, startNanos:
 /**
  * A request as it left, for its response: what the controllers need to hear back.
  *
+ * @param drawn        which of the sources given to [[SendPacer.take]] it drew records from
  * @param allowedBatch records flow control allowed in it (the sink's `batchSize` metric)
  * @param pauseNanos   the longest pace this request set for any of its shards (the `flowControlDelayMs` metric)
  * @param fullBatch    the request was as large as it could be: the writer had more to send
@@ -291,9 +339,13 @@ final class PaceGroup(val shardId: String, val flow: FlowController, startNanos:
  */
 final class Outgoing(
     val records: util.ArrayList[PendingRecord],
+    val drawn: Array[Boolean],
     val units: Double,
     val sentAtNanos: Long,
     val allowedBatch: Int,
     val pauseNanos: Long,
     val fullBatch: Boolean,
-    val fullGroups: util.Set[PaceGroup])
+    val fullGroups: util.Set[PaceGroup]) {
+  /** The writer's lanes it drew from, set by [[SendLanes]]. */
+  private[sink] var lanes: Array[Int] = Array.empty
+}

@@ -55,9 +55,7 @@ class FlowControlModelSuite extends AnyFunSuite {
     runs.foreach { case (name, r) =>
       info(f"paced writer, $name: ${r.fractionOfAchievable}%.3f of achievable, ${r.throttledFraction}%.3f throttled")
       assert(r.fractionOfAchievable >= 0.95, s"$name delivered too little: $r")
-      // Four lanes, each a request in flight, resending refused records at once, refuse more than the one-request
-      // model above; the simulator measures (make bench) are what the 5 % goal is judged by.
-      assert(r.throttledFraction <= 0.1, s"$name: too many throttled attempts: $r")
+      assert(r.throttledFraction <= 0.05, s"$name: too many throttled attempts: $r")
     }
   }
 
@@ -136,21 +134,12 @@ object FlowControlModelSuite {
     Result(delivered, achievable, attempts, throttled)
   }
 
-  private final class ModelLane {
-    val batcher = new RecordBatcher(distinctKeys = false)
-    var busy = false
-    var notBeforeMs = 0L
-    var waiting = false
-    var wakeAtNanos = 0L
-  }
-
-  private final class Flight(val dueMs: Long, val lane: ModelLane, val out: Outgoing,
-      val results: util.List[PutRecordsResultEntry])
+  private final class Flight(val dueMs: Long, val out: Outgoing, val results: util.List[PutRecordsResultEntry])
 
   /**
-   * The writer's own pacing code in closed loop, as `RecordPublisher` drives it: `lanes` lanes by key, one request
-   * in flight per lane, input buffered up to two requests per lane (endless input), throttled records resent at
-   * once while paced (else after 100 ms). Keys belong to shards, as real keys do: `s<shard>-k<n>`, placed with an
+   * The writer's own scheduling in closed loop, driven as `RecordPublisher` drives it: [[SendLanes]] with `lanes`
+   * lanes and its [[SendPacer]], input buffered up to two requests per lane (endless input), throttled records
+   * resent at once while paced (else after 100 ms). Keys belong to shards, as real keys do: `s<shard>-k<n>`, placed with an
    * explicit hash key inside the shard's range. `perShard = false` gives the pacer no shard map (one pace for the
    * stream).
    */
@@ -176,10 +165,10 @@ object FlowControlModelSuite {
     def shardOf(r: PendingRecord): Int = r.partitionKey.substring(1, r.partitionKey.indexOf('-')).toInt
     final class W {
       val pacer = new SendPacer(FlowControlMode.Adaptive, 500, n, _ => if (perShard) Some(map) else None, 0L)
-      val ls = Array.fill(lanes)(new ModelLane)
-      var queued = 0
+      val lanesOf = new SendLanes(lanes, preserveKeyOrder = false, Long.MaxValue, pacer, 0L)
       val flights = mutable.Queue.empty[Flight]
     }
+    val bound = 2 * lanes * 500
     val ws = Seq.fill(writers)(new W)
     var delivered, attempts, throttled = 0L
     for (t <- 0L until seconds * 1000L) {
@@ -189,44 +178,27 @@ object FlowControlModelSuite {
       for (w <- ws) {
         while (w.flights.nonEmpty && w.flights.head.dueMs <= t) {
           val f = w.flights.dequeue()
-          f.lane.busy = false
+          w.lanesOf.completed(f.out)
           w.pacer.onResponse(f.out, f.results, now)
           val failed = new util.ArrayList[PendingRecord]()
           f.out.records.asScala.zip(f.results.asScala).foreach { case (r, res) => if (res.errorCode() != null) failed.add(r) }
-          if (!failed.isEmpty) {
-            f.lane.batcher.requeueFirst(failed)
-            f.lane.waiting = false
-            w.queued += failed.size
-            f.lane.notBeforeMs = if (w.pacer.pacing(failed)) t else t + 100
-          }
+          if (!failed.isEmpty) w.lanesOf.resend(failed, if (w.pacer.pacing(failed)) now else now + 100000000L)
         }
-        while (w.queued < 2 * lanes * 500) {
-          val r = nextRecord()
-          val lane = w.ls((r.partitionKey.hashCode & Int.MaxValue) % lanes)
-          lane.batcher.add(r)
-          w.queued += 1
-          if (lane.waiting && w.pacer.mayGoNow(r, now)) lane.waiting = false
-        }
-        for (lane <- w.ls if !lane.busy && !lane.batcher.isEmpty && t >= lane.notBeforeMs &&
-            (!lane.waiting || now - lane.wakeAtNanos >= 0)) {
-          val out = w.pacer.take(lane.batcher, Long.MaxValue, now, backlog = 2 * w.queued >= 2 * lanes * 500)
-          if (out == null) { lane.waiting = true; lane.wakeAtNanos = w.pacer.wakeAtNanos }
-          else {
-            lane.waiting = false
-            lane.busy = true
-            w.queued -= out.records.size
-            val results = out.records.asScala.map { r =>
-              val shard = shardOf(r)
-              if (buckets(shard).take(1)) ok(shard) else refused
-            }.asJava
-            if (counting) {
-              val stored = results.asScala.count(_.errorCode() == null)
-              attempts += results.size
-              delivered += stored
-              throttled += results.size - stored
-            }
-            w.flights.enqueue(new Flight(t + latencyMs, lane, out, results))
+        while (w.lanesOf.queuedRecords < bound) w.lanesOf.add(nextRecord(), now)
+        var out = w.lanesOf.next(now)
+        while (out != null) {
+          val results = out.records.asScala.map { r =>
+            val shard = shardOf(r)
+            if (buckets(shard).take(1)) ok(shard) else refused
+          }.asJava
+          if (counting) {
+            val stored = results.asScala.count(_.errorCode() == null)
+            attempts += results.size
+            delivered += stored
+            throttled += results.size - stored
           }
+          w.flights.enqueue(new Flight(t + latencyMs, out, results))
+          out = w.lanesOf.next(now)
         }
       }
     }

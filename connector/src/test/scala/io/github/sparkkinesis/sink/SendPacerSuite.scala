@@ -33,6 +33,9 @@ class SendPacerSuite extends AnyFunSuite {
       else PutRecordsResultEntry.builder().shardId(shardOf(r)).sequenceNumber("1").build()
     }.asJava
 
+  private def take(pacer: SendPacer, now: Long, lanes: RecordBatcher*): Outgoing =
+    pacer.take(lanes.toArray, Long.MaxValue, now)
+
   private def queue(records: PendingRecord*): RecordBatcher = {
     val b = new RecordBatcher(distinctKeys = false)
     records.foreach(b.add)
@@ -47,16 +50,16 @@ class SendPacerSuite extends AnyFunSuite {
    * records refused. s0 is then paced at about 900 units/s (90 % of what it stored), s1 not at all.
    */
   private def throttleShard0(pacer: SendPacer): Unit = {
-    val first = pacer.take(queue((0 until 200).map(i => record(s"k$i", i % 2, s"w$i")): _*), Long.MaxValue, 0L, backlog = false)
+    val first = take(pacer, 0L, queue((0 until 200).map(i => record(s"k$i", i % 2, s"w$i")): _*))
     pacer.onResponse(first, results(first), 100 * Ms)
-    val second = pacer.take(queue(record("a", 0, "x0"), record("b", 1, "x1")), Long.MaxValue, 100 * Ms, backlog = false)
+    val second = take(pacer, 100 * Ms, queue(record("a", 0, "x0"), record("b", 1, "x1")))
     pacer.onResponse(second, results(second, refuse = Set("s0")), 100 * Ms)
   }
 
   test("while nothing is paced, requests come from the head of the queue and no record's shard is computed") {
     val pacer = adaptive()
     val records = (0 until 600).map(i => record(s"k$i", i % 2, s"r$i"))
-    val out = pacer.take(queue(records: _*), Long.MaxValue, 0L, backlog = false)
+    val out = take(pacer, 0L, queue(records: _*))
     assert(tags(out.records) == (0 until 500).map(i => s"r$i"))
     assert(out.pauseNanos == 0 && out.fullBatch && out.allowedBatch == 500)
     assert(records.forall(_.group == null), "no MD5 or lookup per record before the first throttling")
@@ -68,7 +71,7 @@ class SendPacerSuite extends AnyFunSuite {
     throttleShard0(pacer)
     assert(pacer.pacedCount == 1, pacer.traceFields)
     val lane = queue((0 until 400).map(i => record(s"k$i", if (i < 300) 0 else 1, s"r$i")): _*)
-    val first = pacer.take(lane, Long.MaxValue, 200 * Ms, backlog = false)
+    val first = take(pacer, 200 * Ms, lane)
     val shard0 = tags(first.records).filter(t => t.drop(1).toInt < 300)
     assert(shard0.nonEmpty && shard0.size < 300, s"s0 sends one allotment (~0.1 s of its rate): ${shard0.size}")
     assert(shard0 == (0 until shard0.size).map(i => s"r$i"), "in queue order")
@@ -76,21 +79,55 @@ class SendPacerSuite extends AnyFunSuite {
       "every s1 record goes in the same request, unpaced")
     assert(first.pauseNanos > 50 * Ms && first.pauseNanos < 200 * Ms, s"s0 waits ~0.1 s: ${first.pauseNanos / Ms} ms")
 
-    assert(pacer.take(lane, Long.MaxValue, 200 * Ms, backlog = false) == null, "only paced s0 records are left: none may go yet")
+    assert(take(pacer, 200 * Ms, lane) == null, "only paced s0 records are left: none may go yet")
     assert(pacer.wakeAtNanos == 200 * Ms + first.pauseNanos)
-    assert(pacer.mayGoNow(record("new", 1, "n1"), 200 * Ms), "an s1 record may go at once")
-    assert(!pacer.mayGoNow(record("new", 0, "n0"), 200 * Ms))
-    val next = pacer.take(lane, Long.MaxValue, pacer.wakeAtNanos, backlog = false)
+    assert(!pacer.mayGoNow(record("new", 0, "n0"), 200 * Ms), "s0's turn has not come")
+    assert(pacer.mayGoNow(record("new", 0, "n0"), pacer.wakeAtNanos))
+    val next = take(pacer, pacer.wakeAtNanos, lane)
     assert(tags(next.records).head == s"r${shard0.size}", "s0 resumes where it stopped")
+  }
+
+  test("while a shard is paced, a few records of unpaced shards gather for up to 100 ms instead of going one by one") {
+    val pacer = adaptive()
+    throttleShard0(pacer)
+    val lane = queue(record("a", 1, "a1"), record("b", 1, "b1"))
+    assert(take(pacer, 200 * Ms, lane) == null)
+    assert(pacer.wakeAtNanos == 200 * Ms + SendPacer.LingerNanos)
+    assert(!pacer.mayGoNow(record("c", 1, "c1"), 210 * Ms), "an unpaced record does not wake the lane")
+    lane.add(record("c", 1, "c1"))
+    assert(take(pacer, 250 * Ms, lane) == null, "still gathering")
+    assert(tags(take(pacer, 300 * Ms, lane).records) == Seq("a1", "b1", "c1"),
+      "in order, once the wait is over")
+    val many = queue((0 until 100).map(i => record(s"k$i", 1, s"m$i")): _*)
+    assert(take(pacer, 300 * Ms, many).records.size == 100, "a fifth of a request goes at once")
+    val withPaced = queue(record("x", 1, "x1"), record("y", 0, "y1"))
+    assert(tags(take(pacer, 300 * Ms, withPaced).records) == Seq("x1", "y1"),
+      "unpaced records ride along with a paced shard's turn")
+  }
+
+  test("while pacing, one request gathers a shard's allotment from several lanes, the byte cap counted across them") {
+    val pacer = adaptive()
+    throttleShard0(pacer)
+    val a = queue((0 until 30).map(i => record(s"a$i", 0, s"a$i")): _*)
+    val b = queue((0 until 300).map(i => record(s"b$i", 0, s"b$i")): _*)
+    val out = take(pacer, 200 * Ms, a, b)
+    assert(out.drawn.toSeq == Seq(true, true) && a.isEmpty)
+    assert(out.records.size > 30 && out.records.size < 330, s"one allotment (~90 records): ${out.records.size}")
+    val capped = pacer.take(Array(queue(record("c", 0, "c1")), queue(record("d", 0, "d1"))), 150, 400 * Ms)
+    assert(tags(capped.records) == Seq("c1") && capped.drawn.toSeq == Seq(true, false),
+      "100 + 100 bytes do not fit in 150: the second lane's first record waits")
   }
 
   test("a record held back for its paced shard holds back every later record of its key, whatever their shard") {
     val pacer = adaptive()
     throttleShard0(pacer)
-    val fill = pacer.take(queue((0 until 300).map(i => record("filler", 0, s"f$i")): _*), Long.MaxValue, 200 * Ms, backlog = false)
+    val fill = take(pacer, 200 * Ms, queue((0 until 300).map(i => record("filler", 0, s"f$i")): _*))
     assert(fill.records.size < 300, "s0's allotment used up")
-    val lane = queue(record("x", 0, "x1"), record("x", 1, "x2"), record("y", 1, "y1"))
-    assert(tags(pacer.take(lane, Long.MaxValue, 200 * Ms, backlog = false).records) == Seq("y1"), "x2 must not overtake x1")
+    // A hundred other records, so the unpaced ones go at once rather than gather.
+    val others = (0 until 100).map(i => record(s"y$i", 1, s"y$i"))
+    val lane = queue(Seq(record("x", 0, "x1"), record("x", 1, "x2")) ++ others: _*)
+    assert(tags(take(pacer, 200 * Ms, lane).records) == others.map(_.partitionKey),
+      "x2 must not overtake x1")
   }
 
   test("each shard's controller hears only its own records: s1's clean responses do not speed up s0") {
@@ -98,7 +135,7 @@ class SendPacerSuite extends AnyFunSuite {
     throttleShard0(pacer)
     val before = pacer.traceFields
     (1 to 50).foreach { i =>
-      val out = pacer.take(queue((0 until 100).map(j => record(s"k$j", 1, s"c$j")): _*), Long.MaxValue, (200 + i) * Ms, backlog = false)
+      val out = take(pacer, (200 + i) * Ms, queue((0 until 100).map(j => record(s"k$j", 1, s"c$j")): _*))
       pacer.onResponse(out, results(out), (201 + i) * Ms)
     }
     assert(pacer.traceFields == before, "s1's traffic changed s0's pace")
@@ -113,27 +150,27 @@ class SendPacerSuite extends AnyFunSuite {
     assert(!pacer.perShard)
     throttleShard0(pacer)
     val lane = queue((0 until 400).map(i => record(s"k$i", if (i < 300) 0 else 1, s"r$i")): _*)
-    val first = pacer.take(lane, Long.MaxValue, 200 * Ms, backlog = false)
+    val first = take(pacer, 200 * Ms, lane)
     assert(first.records.size < 400)
-    assert(pacer.take(lane, Long.MaxValue, 200 * Ms, backlog = false) == null, "one pace for both shards: s1 waits too")
+    assert(take(pacer, 200 * Ms, lane) == null, "one pace for both shards: s1 waits too")
   }
 
   test("the ladder, paced as a whole, sends its batch then waits its pause") {
     val pacer = new SendPacer(FlowControlMode.Ladder, 500, 2, _ => None, 0L)
-    val first = pacer.take(queue(record("a", 0, "a")), Long.MaxValue, 0L, backlog = false)
+    val first = take(pacer, 0L, queue(record("a", 0, "a")))
     pacer.onResponse(first, results(first, refuse = Set("s0")), 10 * Ms)
     val lane = queue((0 until 500).map(i => record(s"k$i", i % 2, s"r$i")): _*)
-    val out = pacer.take(lane, Long.MaxValue, 10 * Ms, backlog = false)
+    val out = take(pacer, 10 * Ms, lane)
     assert(out.records.size == 250 && out.pauseNanos == 100 * Ms, "level 1: half the batch, 100 ms")
     // The pace keeps to its schedule (begun at 0) when a send comes less than a pause late.
-    assert(pacer.take(lane, Long.MaxValue, 50 * Ms, backlog = false) == null && pacer.wakeAtNanos == 100 * Ms)
-    assert(pacer.take(lane, Long.MaxValue, 100 * Ms, backlog = false).records.size == 250)
+    assert(take(pacer, 50 * Ms, lane) == null && pacer.wakeAtNanos == 100 * Ms)
+    assert(take(pacer, 100 * Ms, lane).records.size == 250)
   }
 
   test("a record stored in a shard the map does not know (a reshard) makes the pacer list the shards again") {
     var stale = 0
     val pacer = new SendPacer(FlowControlMode.Adaptive, 500, 2, s => { if (s) stale += 1; Some(twoShards) }, 0L)
-    val out = pacer.take(queue(record("a", 0, "a")), Long.MaxValue, 6000 * Ms, backlog = false)
+    val out = take(pacer, 6000 * Ms, queue(record("a", 0, "a")))
     val unknown = List(PutRecordsResultEntry.builder().shardId("s2").sequenceNumber("1").build()).asJava
     pacer.onResponse(out, unknown, 6001 * Ms)
     assert(stale == 1)

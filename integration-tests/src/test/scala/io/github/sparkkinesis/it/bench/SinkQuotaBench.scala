@@ -28,6 +28,7 @@ import software.amazon.awssdk.services.kinesis.model.ListShardsRequest
  * runs that finish are checked for loss (every record read back) and duplicates.
  *
  * Usage: SinkQuotaBench --out FILE [--seconds S] [--quick] [--modes adaptive,ladder,aimd] [--quota-factor F]
+ * [--shapes 1x1,4x2,4x2hot]
  * (F scales the simulator's quotas, for a machine that cannot write 16 shards' worth of records per second)
  */
 object SinkQuotaBench {
@@ -36,6 +37,8 @@ object SinkQuotaBench {
       if (!hotKeys || shards == 1) Seq.fill(shards)(1.0 / shards)
       else HotShare +: Seq.fill(shards - 1)((1 - HotShare) / (shards - 1))
     def label: String = s"$shards shard(s) x $tasks task(s)${if (hotKeys) ", hot key" else ""}"
+    /** For `--shapes`: 4x2, 4x2hot. */
+    def id: String = s"${shards}x$tasks${if (hotKeys) "hot" else ""}"
   }
 
   val HotShare = 0.4
@@ -44,7 +47,7 @@ object SinkQuotaBench {
   val QuotaPerShard = 1000.0
 
   final case class Options(out: File, seconds: Int, warmup: Int, quick: Boolean, modes: Seq[String],
-      quotaFactor: Double)
+      quotaFactor: Double, shapes: Option[Seq[String]])
 
   def parse(args: Seq[String]): Options = {
     def value(name: String): Option[String] = args.indexOf(name) match {
@@ -58,7 +61,8 @@ object SinkQuotaBench {
       warmup = if (quick) 3 else 5,
       quick = quick,
       modes = value("--modes").map(_.split(",").toSeq).getOrElse(Seq("adaptive", "ladder", "aimd")),
-      quotaFactor = value("--quota-factor").map(_.toDouble).getOrElse(1.0))
+      quotaFactor = value("--quota-factor").map(_.toDouble).getOrElse(1.0),
+      shapes = value("--shapes").map(_.split(",").toSeq))
   }
 
   def shapes(quick: Boolean): Seq[Shape] =
@@ -75,7 +79,8 @@ object SinkQuotaBench {
     try {
       val kinesis = new TestKinesis(simulator.endpoint)
       val runs = mapper.createArrayNode()
-      for (mode <- options.modes; shape <- shapes(options.quick)) {
+      val selected = shapes(options.quick).filter(s => options.shapes.forall(_.contains(s.id)))
+      for (mode <- options.modes; shape <- selected) {
         val run = new SinkQuotaRun(spark, simulator, kinesis, mode, shape, options.seconds, options.warmup,
           options.quotaFactor).run()
         println(f"$mode%-9s ${shape.label}%-32s ${run.path("fractionOfAchievable").asDouble()}%.3f of achievable, " +
@@ -94,7 +99,7 @@ object SinkQuotaBench {
   }
 }
 
-private final case class Sample(atMillis: Long, stored: Long, throttled: Long)
+private final case class Sample(atMillis: Long, stored: Long, throttled: Long, perShard: Map[String, Long])
 
 /** One measured write: a fresh stream, a batch write of about `seconds + warmup` at the achievable rate. */
 final class SinkQuotaRun(spark: SparkSession, simulator: KinesisSimulator, kinesis: TestKinesis, mode: String,
@@ -152,6 +157,11 @@ final class SinkQuotaRun(spark: SparkSession, simulator: KinesisSimulator, kines
       .put("quotaRecordsPerSecond", quota).put("achievableRecordsPerSecond", achievable)
       .put("deliveredRecordsPerSecond", delivered).put("fractionOfAchievable", delivered / achievable)
       .put("throttledFraction", throttledFraction).put("records", total).put("completed", completed)
+    // Each shard's records per second over the window: which shard held the writer back.
+    val perShard = node.putObject("storedPerShardPerSecond")
+    to.perShard.keys.toSeq.sorted.foreach { id =>
+      perShard.put(id, (to.perShard(id) - from.perShard.getOrElse(id, 0L)) / windowSeconds)
+    }
     if (completed) {
       val (lost, duplicates) = verify(total)
       node.put("lost", lost).put("duplicates", duplicates)
@@ -179,7 +189,8 @@ final class SinkQuotaRun(spark: SparkSession, simulator: KinesisSimulator, kines
     // sent runs of rows to one shard and measured bursts, not the controller.
     def draw(id: Long): (Int, Int) = {
       val random = new java.util.SplittableRandom(id)
-      val shard = math.max(0, cumulative.indexWhere(random.nextDouble() < _))
+      val x = random.nextDouble() // one draw: a draw inside indexWhere's predicate would be one per shard tried
+      val shard = math.max(0, cumulative.indexWhere(x < _))
       (shard, random.nextInt(KeysPerShard))
     }
     val partitionKey = udf { (id: Long) => val (shard, key) = draw(id); s"s$shard-k$key" }
@@ -198,9 +209,9 @@ final class SinkQuotaRun(spark: SparkSession, simulator: KinesisSimulator, kines
 
   private def sample(): Sample = {
     val shards = simulator.admin.counters().path("streams").path(stream).path("shards")
-    val stored = shards.elements().asScala.map(_.path("putRecords").asLong()).sum
+    val perShard = shards.fields().asScala.map(e => e.getKey -> e.getValue.path("putRecords").asLong()).toMap
     val throttled = shards.elements().asScala.map(_.path("throttledPutRecords").asLong()).sum
-    Sample(System.currentTimeMillis(), stored, throttled)
+    Sample(System.currentTimeMillis(), perShard.values.sum, throttled, perShard)
   }
 
   /** Reads the stream back with quotas off: (ids never stored, ids stored more than once). */
