@@ -12,6 +12,7 @@ import software.amazon.awssdk.regions.Region
 import software.amazon.awssdk.regions.providers.DefaultAwsRegionProviderChain
 import software.amazon.awssdk.retries.api.RetryStrategy
 import software.amazon.awssdk.services.kinesis.{KinesisAsyncClient, KinesisClient}
+import software.amazon.awssdk.services.kinesis.model.LimitExceededException
 import software.amazon.awssdk.services.sts.StsClient
 import software.amazon.awssdk.services.sts.auth.StsAssumeRoleCredentialsProvider
 import software.amazon.awssdk.services.sts.model.AssumeRoleRequest
@@ -86,13 +87,19 @@ object KinesisClientFactory {
     builder.build()
   }
 
-  /** The SDK's own standard strategy, with our backoff bounds and no circuit breaker (retries are ours to cap). */
+  /**
+   * The SDK's own standard strategy, with our backoff bounds and no circuit breaker (retries are ours to cap).
+   * Kinesis answers its control-plane rate limits (DescribeStreamSummary's 20 calls/s per account, ListShards's
+   * 100 per stream) with LimitExceededException, which the SDK does not count as retryable on its own: one busy
+   * neighbour on the account would otherwise fail a write or a micro-batch.
+   */
   def retryStrategy(retry: RetryConfig): RetryStrategy = {
     val backoff = RetryBackoff.strategy(retry)
     AwsRetryStrategy.standardRetryStrategy().toBuilder
       .maxAttempts(retry.maxAttempts.getOrElse(Int.MaxValue))
       .backoffStrategy(backoff)
       .throttlingBackoffStrategy(backoff)
+      .retryOnException(classOf[LimitExceededException])
       .circuitBreakerEnabled(false)
       .build()
   }

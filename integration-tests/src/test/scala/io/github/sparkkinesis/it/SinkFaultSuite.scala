@@ -38,6 +38,17 @@ class SinkFaultSuite extends AnyFunSuite with SimulatorSuite with SparkSuite {
     assert(stored(stream).sorted == (0L until 400L))
   }
 
+  test("DescribeStreamSummary refused for the account's rate (LimitExceededException) is retried: the writes succeed") {
+    // A twentieth of AWS's quotas: DescribeStreamSummary at 1 call/s for the account. Writes to fresh streams one
+    // after another each describe their stream once, faster than that.
+    val streams = Seq.fill(4)(newStream())
+    simulator.admin.quotas(enabled = true, factor = 0.05)
+    try streams.foreach(s => write(s, ids(20)))
+    finally simulator.admin.quotas(enabled = true)
+    assert(simulator.admin.operationCounter("DescribeStreamSummary", "throttled") > 0, "the account quota never refused")
+    streams.foreach(s => assert(stored(s).sorted == (0L until 20L)))
+  }
+
   test("HTTP 500s and connection resets mid-write are retried; nothing is lost (duplicates allowed)") {
     val stream = newStream()
     simulator.admin.faults(

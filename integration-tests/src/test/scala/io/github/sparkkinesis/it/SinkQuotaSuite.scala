@@ -37,11 +37,11 @@ class SinkQuotaSuite extends AnyFunSuite with SimulatorSuite with SparkSuite {
   }
 
   test("a throttled hot shard is paced on its own: a cold shard's records are all stored while the hot one is still busy") {
-    // 50 records/s per shard: the hot shard's 500 records take ~9 s, the cold shard's 100 about one second.
-    simulator.admin.quotas(enabled = true, factor = 0.05)
     val stream = TestKinesis.freshName("hot-cold")
     simulatorKinesis.createStream(stream, 2)
     val Seq(hot, cold) = simulatorKinesis.shardIds(stream).sorted
+    // 50 records/s per shard: the hot shard's 500 records take ~9 s, the cold shard's 100 about one second.
+    simulator.admin.quotas(enabled = true, factor = 0.05)
     val coldKey = BigInteger.ONE.shiftLeft(127).add(BigInteger.ONE).toString
     // One task; every sixth row, interleaved, goes to the cold shard (by explicit hash key). Keys belong to one
     // shard each, as real keys do: a hot record held back holds back the later records of its key.
