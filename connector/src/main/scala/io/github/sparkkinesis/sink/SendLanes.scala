@@ -24,6 +24,7 @@ final class SendLanes(count: Int, preserveKeyOrder: Boolean, maxBytes: Long, pac
   }
 
   private val lanes = Array.fill(count)(new Lane)
+  private val ready = new Array[Int](count)
   private var first = 0
   private var queuedRecordCount = 0
   private var queuedByteCount = 0L
@@ -45,36 +46,52 @@ final class SendLanes(count: Int, preserveKeyOrder: Boolean, maxBytes: Long, pac
    * one more lane.
    */
   def next(now: Long): Outgoing = {
-    val ready = new util.ArrayList[Lane](count)
+    // Called after every record added: no allocation until some lane may send.
+    var found = 0
     var i = 0
     while (i < count) {
       // Rotating the first lane keeps the pace from always favouring lane 0.
-      val lane = lanes((first + i) % count)
+      val index = (first + i) % count
+      val lane = lanes(index)
       if (!lane.busy && !lane.batcher.isEmpty && now - lane.notBeforeNanos >= 0 &&
-          (!lane.waiting || now - lane.wakeAtNanos >= 0)) ready.add(lane)
+          (!lane.waiting || now - lane.wakeAtNanos >= 0)) {
+        ready(found) = index
+        found += 1
+      }
       i += 1
     }
-    if (ready.isEmpty) return null
+    if (found == 0) return null
     first = (first + 1) % count
-    val sources = if (pacer.gated) Array.tabulate(ready.size)(ready.get(_).batcher) else Array(ready.get(0).batcher)
+    val used = if (pacer.gated) found else 1
+    val sources = new Array[RecordBatcher](used)
+    var j = 0
+    while (j < used) { sources(j) = lanes(ready(j)).batcher; j += 1 }
     val out = pacer.take(sources, maxBytes, now)
     if (out == null) {
-      ready.forEach { lane => lane.waiting = true; lane.wakeAtNanos = pacer.wakeAtNanos }
+      var k = 0
+      while (k < used) {
+        val lane = lanes(ready(k))
+        lane.waiting = true
+        lane.wakeAtNanos = pacer.wakeAtNanos
+        k += 1
+      }
       return null
     }
-    var j = 0
-    while (j < sources.length) {
-      if (out.drawn(j)) {
-        val lane = ready.get(j)
+    val drew = new util.ArrayList[Integer](used)
+    var k = 0
+    while (k < used) {
+      if (out.drawn(k)) {
+        val lane = lanes(ready(k))
         lane.busy = true
         lane.waiting = false
+        drew.add(ready(k))
       }
-      j += 1
+      k += 1
     }
+    out.lanes = drew.stream().mapToInt(_.intValue).toArray
     queuedRecordCount -= out.records.size
-    var k = 0
-    while (k < out.records.size) { queuedByteCount -= out.records.get(k).size; k += 1 }
-    out.lanes = (0 until sources.length).filter(out.drawn(_)).map(x => lanes.indexOf(ready.get(x))).toArray
+    var r = 0
+    while (r < out.records.size) { queuedByteCount -= out.records.get(r).size; r += 1 }
     out
   }
 
