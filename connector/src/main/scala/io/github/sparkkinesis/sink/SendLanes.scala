@@ -18,7 +18,7 @@ final class SendLanes(count: Int, preserveKeyOrder: Boolean, maxBytes: Long, pac
     val batcher = new RecordBatcher(preserveKeyOrder)
     var busy = false
     var notBeforeNanos: Long = startNanos
-    // Nothing queued here may go before `wakeAtNanos`, unless a record arrives whose shard's turn has come.
+    // Nothing queued here may go before `wakeAtNanos`; a record that arrives may bring it forward.
     var waiting = false
     var wakeAtNanos = 0L
   }
@@ -36,7 +36,10 @@ final class SendLanes(count: Int, preserveKeyOrder: Boolean, maxBytes: Long, pac
   def add(record: PendingRecord, now: Long): Unit = {
     val lane = lanes(laneOf(record))
     lane.batcher.add(record)
-    if (lane.waiting && pacer.mayGoNow(record, now)) lane.waiting = false
+    if (lane.waiting) {
+      val at = pacer.wakeFor(record, now)
+      if (at - lane.wakeAtNanos < 0) lane.wakeAtNanos = at
+    }
     queuedRecordCount += 1
     queuedByteCount += record.size
   }

@@ -13,8 +13,9 @@ import software.amazon.awssdk.services.kinesis.model.PutRecordsResultEntry
  * go on unpaced (the seed design's one pace per writer slowed every shard to the hot one's share). A request then
  * mixes the shards that may send now, each up to its own allotment, and records for a shard that must wait stay
  * queued, with every later record of their key. While pacing, a request gathers from every lane that may send, so
- * a shard's turn carries its whole allotment rather than the fragment one lane holds. Without a shard map (ListShards not allowed), and for the `ladder`,
- * `aimd` and `off` modes, the stream is paced as a whole: one controller, as the seed design did.
+ * a shard's turn carries its whole allotment rather than the fragment one lane holds. Without a shard map
+ * (ListShards not allowed), and for the `ladder`, `aimd` and `off` modes, the stream is paced as a whole: one
+ * controller, as the seed design did.
  *
  * While nothing is paced, requests are taken from the head of the queue without computing any record's shard:
  * until the first throttling, flow control costs a map lookup per stored record. While some shards are paced, a
@@ -128,12 +129,13 @@ final class SendPacer(
   def wakeAtNanos: Long = wakeAt
 
   /**
-   * A record joined a lane that is waiting: should the lane look again now? Only for a paced shard whose turn has
-   * come; records of unpaced shards go with the lane's next request, at most [[LingerNanos]] later.
+   * A record joined a lane that is waiting for its shards' turns: by when the lane must look again for it. A paced
+   * shard's record waits for that shard's turn; a record of an unpaced shard at most [[LingerNanos]] (gathering
+   * company meanwhile), however slow the paced shards it queues behind.
    */
-  def mayGoNow(r: PendingRecord, now: Long): Boolean = whole == null && {
+  def wakeFor(r: PendingRecord, now: Long): Long = {
     val g = groupOf(r)
-    g.flow.pacing && now - g.nextAtNanos >= 0
+    if (g.flow.pacing) g.nextAtNanos else if (whole != null) now else now + LingerNanos
   }
 
   /** True when every one of these (failed) records' shards is paced: resends then wait for the pace alone. */

@@ -10,6 +10,7 @@ import scala.util.control.NonFatal
 
 import io.github.sparkkinesis.client.{ConnectionConfig, KinesisClientFactory, ShardListing}
 import org.slf4j.LoggerFactory
+import software.amazon.awssdk.core.exception.AbortedException
 import software.amazon.awssdk.services.kinesis.model.PutRecordsRequestEntry
 
 /**
@@ -105,6 +106,8 @@ object ShardMap {
       val open = ShardListing.all(KinesisClientFactory.sync(connection), stream).filter(ShardListing.isOpen)
       Some(ShardMap(open.map(s => s.shardId() -> new BigInteger(s.hashKeyRange().startingHashKey()))))
     } catch {
+      // A task being killed: not a reason to pace the stream as a whole for the next 30 s.
+      case e: AbortedException if Thread.currentThread().isInterrupted => throw e
       case NonFatal(e) =>
         if (warn) {
           log.warn(s"Kinesis sink: cannot list the shards of stream '$stream' (${e.getClass.getSimpleName}: " +

@@ -81,8 +81,7 @@ class SendPacerSuite extends AnyFunSuite {
 
     assert(take(pacer, 200 * Ms, lane) == null, "only paced s0 records are left: none may go yet")
     assert(pacer.wakeAtNanos == 200 * Ms + first.pauseNanos)
-    assert(!pacer.mayGoNow(record("new", 0, "n0"), 200 * Ms), "s0's turn has not come")
-    assert(pacer.mayGoNow(record("new", 0, "n0"), pacer.wakeAtNanos))
+    assert(pacer.wakeFor(record("new", 0, "n0"), 200 * Ms) == pacer.wakeAtNanos, "an s0 record waits for s0's turn")
     val next = take(pacer, pacer.wakeAtNanos, lane)
     assert(tags(next.records).head == s"r${shard0.size}", "s0 resumes where it stopped")
   }
@@ -93,7 +92,8 @@ class SendPacerSuite extends AnyFunSuite {
     val lane = queue(record("a", 1, "a1"), record("b", 1, "b1"))
     assert(take(pacer, 200 * Ms, lane) == null)
     assert(pacer.wakeAtNanos == 200 * Ms + SendPacer.LingerNanos)
-    assert(!pacer.mayGoNow(record("c", 1, "c1"), 210 * Ms), "an unpaced record does not wake the lane")
+    assert(pacer.wakeFor(record("c", 1, "c1"), 210 * Ms) == 210 * Ms + SendPacer.LingerNanos,
+      "an unpaced record waits at most the linger, not for a paced shard's turn")
     lane.add(record("c", 1, "c1"))
     assert(take(pacer, 250 * Ms, lane) == null, "still gathering")
     assert(tags(take(pacer, 300 * Ms, lane).records) == Seq("a1", "b1", "c1"),

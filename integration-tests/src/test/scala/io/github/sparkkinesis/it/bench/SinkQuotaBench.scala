@@ -21,11 +21,11 @@ import software.amazon.awssdk.services.kinesis.model.ListShardsRequest
  * can take, and the fraction of record attempts refused as throttled, per flow-control mode and shape.
  *
  * Figures come from the simulator's own counters, sampled every 200 ms: the window starts `warmup` seconds after
- * the first record is stored and ends when 90 % of the records are stored (the tail, where one task has finished before the other, measures
- * the input, not the controller). "Achievable" is the aggregate quota, or with hot keys what the hottest shard
- * allows: its quota divided by its share of the records. A run is cut after twice its planned length (plus 30 s
- * for Spark to start it); only
- * runs that finish are checked for loss (every record read back) and duplicates.
+ * the first record is stored and ends when 90 % of the records are stored (the tail, where one task has finished
+ * before the other, measures the input, not the controller). "Achievable" is the aggregate quota, or with hot keys
+ * what the hottest shard allows: its quota divided by its share of the records. A run is cut after twice its
+ * planned length (plus 30 s for Spark to start it); only runs that finish are checked for loss (every record read
+ * back) and duplicates.
  *
  * Usage: SinkQuotaBench --out FILE [--seconds S] [--quick] [--modes adaptive,ladder,aimd] [--quota-factor F]
  * [--shapes 1x1,4x2,4x2hot]
