@@ -126,7 +126,7 @@ class KinesisSourceBuilder(_Builder):
         return self._next(call(lambda: self._j.withMinFetchPeriod(period)))
 
     def withMaxFetchDuration(self, duration: str) -> KinesisSourceBuilder:
-        """How long one fetch may run for one micro-batch, e.g. ``"10s"``."""
+        """The longest a snapshot waits for its shards before a batch is planned, e.g. ``"10s"``."""
         check_str("duration", duration)
         return self._next(call(lambda: self._j.withMaxFetchDuration(duration)))
 
@@ -144,6 +144,11 @@ class KinesisSourceBuilder(_Builder):
         """Fail (default) or go on when a checkpointed position can no longer be read."""
         check_bool("fail", fail)
         return self._next(call(lambda: self._j.withFailOnDataLoss(fail)))
+
+    def withFetchBufferSize(self, size: str) -> KinesisSourceBuilder:
+        """Bytes of prefetched records one executor may hold, e.g. ``"256m"``; prefetching pauses when full."""
+        check_str("size", size)
+        return self._next(call(lambda: self._j.withFetchBufferSize(size)))
 
     def build(self, spark: SparkSession) -> DataFrame:
         """A streaming DataFrame of the source schema.

@@ -44,6 +44,8 @@ final class KinesisSourceBuilder private[sparkkinesis] (protected val settings: 
   def withShardsPerTask(shards: Int): KinesisSourceBuilder = set(ShardsPerTask, shards)
   def withShardFetchInterval(interval: String): KinesisSourceBuilder = set(ShardFetchInterval, interval)
   def withFailOnDataLoss(fail: Boolean): KinesisSourceBuilder = set(FailOnDataLoss, fail)
+  /** Bytes of prefetched records one executor may hold, in Spark's size syntax: `256m`, `1g`. */
+  def withFetchBufferSize(size: String): KinesisSourceBuilder = set(FetchBufferSize, size)
 
   /** A streaming DataFrame of the source schema. */
   def build(spark: SparkSession): DataFrame = {

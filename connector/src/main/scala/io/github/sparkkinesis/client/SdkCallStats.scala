@@ -12,6 +12,25 @@ import software.amazon.awssdk.metrics.{MetricCollection, MetricPublisher}
 final case class CallCounts(calls: Long, retries: Long, throttled: Long, serverErrors: Long) {
   def -(other: CallCounts): CallCounts =
     CallCounts(calls - other.calls, retries - other.retries, throttled - other.throttled, serverErrors - other.serverErrors)
+  def +(other: CallCounts): CallCounts =
+    CallCounts(calls + other.calls, retries + other.retries, throttled + other.throttled, serverErrors + other.serverErrors)
+}
+
+/** Counts the calls it is attached to (per request), e.g. one query's reads among every call of the JVM. */
+final class CallTally extends MetricPublisher {
+  private val calls, retries, throttled, serverErrors = new LongAdder
+
+  def snapshot(): CallCounts = CallCounts(calls.sum(), retries.sum(), throttled.sum(), serverErrors.sum())
+
+  override def publish(metrics: MetricCollection): Unit = {
+    val c = SdkCallStats.countsOf(metrics)
+    calls.add(c.calls)
+    retries.add(c.retries)
+    throttled.add(c.throttled)
+    serverErrors.add(c.serverErrors)
+  }
+
+  override def close(): Unit = ()
 }
 
 /**
@@ -27,14 +46,21 @@ object SdkCallStats extends MetricPublisher with Logging {
 
   def snapshot(): CallCounts = CallCounts(calls.sum(), retries.sum(), throttled.sum(), serverErrors.sum())
 
-  override def publish(metrics: MetricCollection): Unit = {
-    calls.increment()
-    val retried = metrics.metricValues(CoreMetric.RETRY_COUNT).asScala.map(_.intValue).sum
+  /** One call's counts: itself, its retries, and its attempts refused by throttling or failed by the server. */
+  def countsOf(metrics: MetricCollection): CallCounts = {
     val errorTypes = metrics.children().asScala.flatMap(_.metricValues(CoreMetric.ERROR_TYPE).asScala)
-    val throttledAttempts = errorTypes.count(_ == "Throttling")
+    CallCounts(1, metrics.metricValues(CoreMetric.RETRY_COUNT).asScala.map(_.intValue).sum,
+      errorTypes.count(_ == "Throttling"), errorTypes.count(_ == "ServerError"))
+  }
+
+  override def publish(metrics: MetricCollection): Unit = {
+    val c = countsOf(metrics)
+    val retried = c.retries
+    val throttledAttempts = c.throttled
+    calls.increment()
     retries.add(retried)
     throttled.add(throttledAttempts)
-    serverErrors.add(errorTypes.count(_ == "ServerError"))
+    serverErrors.add(c.serverErrors)
     if (retried > 0) {
       unloggedRetries.add(retried)
       unloggedThrottled.add(throttledAttempts)

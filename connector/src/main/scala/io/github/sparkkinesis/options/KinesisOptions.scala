@@ -38,11 +38,12 @@ object KinesisOptions {
   val MaxRecordsPerFetch = opt("maxRecordsPerFetch", "10000", "Limit of one GetRecords call (1..10000)", Source)
   val MaxFetchRate = opt("maxFetchRate", "adaptive", "MB/s cap per shard; unset = the shard's read quota (2 MiB/s: after a large read the next call waits it out); throttling backs off", Source)
   val MinFetchPeriod = opt("minFetchPeriod", "200ms", "least time between two GetRecords calls on one shard", Source)
-  val MaxFetchDuration = opt("maxFetchDuration", "10s", "how long one task may keep fetching for one micro-batch", Source)
+  val MaxFetchDuration = opt("maxFetchDuration", "10s", "the longest a snapshot waits for its shards (their first answer, or data on an idle stream) before a batch is planned", Source)
   val MaxRecordsPerTrigger = opt("maxRecordsPerTrigger", "none", "admission control: records per micro-batch across all shards", Source)
   val MaxBytesPerTrigger = opt("maxBytesPerTrigger", "none", "admission control: bytes per micro-batch across all shards", Source)
   val ShardsPerTask = opt("shardsPerTask", "auto", "how many shards one Spark task reads; auto = no more tasks than Spark's default parallelism", Source)
   val ShardFetchInterval = opt("shardFetchInterval", "1s", "how often shards are listed to discover resharding", Source)
+  val FetchBufferSize = opt("fetchBufferSize", "auto (1/8 of the executor heap)", "bytes of prefetched records one executor holds (all shards, all queries); prefetching pauses when full (e.g. 256mb)", Source)
   val FailOnDataLoss = opt("failOnDataLoss", "true", "fail when a checkpointed position is no longer readable, or warn and go on from the oldest record", Source)
   val ConsumerMode = opt("consumerMode", "polling", "polling (GetRecords) or efo (enhanced fan-out)", Source)
   val ConsumerName = opt("consumerName", "derived from the query", "enhanced fan-out consumer name", Source)
@@ -61,7 +62,7 @@ object KinesisOptions {
     RoleSessionName, StsEndpoint, AwsProfile, RetryMaxAttempts, RetryInitialBackoff, RetryMaxBackoff,
     ApiCallTimeout, ApiCallAttemptTimeout, ConnectTimeout, InitialPosition, InitialTimestamp, EndingPosition,
     MaxRecordsPerFetch, MaxFetchRate, MinFetchPeriod, MaxFetchDuration, MaxRecordsPerTrigger, MaxBytesPerTrigger,
-    ShardsPerTask, ShardFetchInterval, FailOnDataLoss, ConsumerMode, ConsumerName, RequireConsumerDeregistration,
+    ShardsPerTask, ShardFetchInterval, FetchBufferSize, FailOnDataLoss, ConsumerMode, ConsumerName, RequireConsumerDeregistration,
     MaxRecordsPerRequest, MaxBytesPerRequest, MaxInFlightRequests, PreserveKeyOrder, ClusterByPartitionKey,
     FlowControl)
 

@@ -52,11 +52,12 @@ final class FetchPlanner(config: SourceConfig, discovery: ShardDiscovery) extend
       .sorted
   }
 
-  /** Fetch tasks by [[taskGroups]], each placed where its first shard was fetched last time. */
-  def groups(requests: Seq[FetchRequest], previous: Seq[FetchResult]): Seq[(Seq[FetchRequest], Option[String])] = {
-    val where = previous.map(r => r.key -> r.location).toMap
-    taskGroups(requests)(_.key).map(g => g -> where.get(g.head.key))
-  }
+  /**
+   * Snapshot tasks by [[taskGroups]], each placed on the executor that owns the group's shards (where they were
+   * prefetched last), so the same executor keeps reading them and the batch's task finds them in memory.
+   */
+  def groups(requests: Seq[SnapshotRequest], owners: Map[ShardKey, String]): Seq[(Seq[SnapshotRequest], Option[String])] =
+    taskGroups(requests)(_.key).map(g => g -> FetchPlanner.ownerOf(g.map(_.key), owners))
 
   def taskGroups[A](items: Seq[A])(key: A => ShardKey): Seq[Seq[A]] = {
     val shards = discovery.shards()
@@ -71,6 +72,13 @@ object FetchPlanner {
     org.apache.spark.sql.SparkSession.getActiveSession.map(_.sparkContext.defaultParallelism).getOrElse(1)
 
   val LatestSkewMillis = 1000L
+
+  /** Where most of a group's shards were prefetched (ties: the first shard's executor). */
+  def ownerOf(keys: Seq[ShardKey], owners: Map[ShardKey, String]): Option[String] = {
+    val known = keys.flatMap(owners.get)
+    if (known.isEmpty) None
+    else Some(known.groupBy(identity).toSeq.sortBy { case (loc, seen) => (-seen.size, known.indexOf(loc)) }.head._1)
+  }
   val HashSpace: BigInt = BigInt(2).pow(128)
 
   /**

@@ -10,8 +10,9 @@ import org.apache.spark.sql.connector.read.{Batch, InputPartition, PartitionRead
 
 /**
  * `spark.read.format("kinesis")`: the records from `initialPosition` up to the tip seen when the read is planned.
- * Planning fetches (into executor buffers) until every shard is caught up, shard lineage included, so the
- * partitions hold concrete ranges; a child shard's range follows its parents' in the same partition.
+ * Planning reads every shard to its tip (or the planning time) on the executors, shard lineage included, so the
+ * partitions hold concrete ranges; a child shard's range follows its parents' in the same partition. Executors
+ * keep what fits in `fetchBufferSize` and only pass over the rest, which the batch's tasks read again.
  */
 final class KinesisBatch(config: SourceConfig) extends Batch {
   private lazy val partitions: Array[InputPartition] = plan()
@@ -28,29 +29,26 @@ final class KinesisBatch(config: SourceConfig) extends Batch {
     val start = planner.initialOffset(cutoff)
     val sc = SparkSession.active.sparkContext
     var offset = start
-    val locations = mutable.Map.empty[ShardKey, String]
-    var idleRounds = 0
+    val owners = mutable.Map.empty[ShardKey, String]
     var done = false
     while (!done) {
       val readable = planner.readableShards(offset)
-      val requests = readable.map(k => FetchRequest(k, offset.get(k).getOrElse(TrimHorizon), Long.MaxValue, Long.MaxValue))
-      val results = FetchJob.run(sc, sourceId, config, planner.groups(requests, Nil), Some(cutoff), keepRecords = true)
-      results.foreach(r => locations(r.key) = r.location)
-      if (results.exists(_.last == ShardEnd)) discovery.invalidate()
-      offset = KinesisSourceOffset(offset.positions ++ results.map(r => r.key -> r.last))
-      if (results.exists(r => r.last != r.from)) idleRounds = 0
-      else {
-        // Nothing new: done when every shard is at the tip; a throttled or slow shard gets a few more tries.
-        idleRounds += 1
-        done = results.forall(_.caughtUp) || idleRounds >= 3
-      }
+      // Every round asks from the read's start: a feed that reached further reports how far, and keeps its records.
+      val requests = readable.map(k => SnapshotRequest(k, start.get(k).getOrElse(TrimHorizon), Long.MaxValue, Long.MaxValue))
+      val spec = SnapshotSpec(sourceId, config, Some(cutoff), SnapshotWait(0L, untilCaughtUp = true), spill = true)
+      val (snapshots, _) = SnapshotJob.run(sc, spec, planner.groups(requests, owners.toMap))
+      snapshots.foreach(s => owners(s.key) = s.location)
+      if (snapshots.exists(_.last == ShardEnd)) discovery.invalidate()
+      offset = KinesisSourceOffset(offset.positions ++ snapshots.map(s => s.key -> s.last))
+      // Done when every shard is at its tip or the cut-off and no parent's end made children readable.
+      done = snapshots.forall(_.state.caughtUp) && planner.readableShards(offset).toSet == readable.toSet
     }
     val ranges = offset.positions.toSeq.sortBy(_._1).flatMap { case (key, to) =>
       val from = start.get(key).getOrElse(TrimHorizon)
       if (from == to) None else Some(ShardRange(key, from, to))
     }
     lineageGroups(ranges, discovery.shards()).map { group =>
-      KinesisInputPartition(sourceId, config, group, locations.get(group.head.key)): InputPartition
+      KinesisInputPartition(sourceId, config, group, owners.get(group.head.key)): InputPartition
     }.toArray
   }
 

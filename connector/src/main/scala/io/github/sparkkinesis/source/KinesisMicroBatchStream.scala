@@ -11,8 +11,9 @@ import org.apache.spark.sql.connector.read.{InputPartition, PartitionReaderFacto
 import org.apache.spark.sql.connector.read.streaming._
 
 /**
- * The streaming source. `latestOffset` fetches, then plans (docs/design/offsets.md): the end of every batch is a
- * position that a fetch task has read and buffered, so the offset log says exactly what the batch holds.
+ * The streaming source. Executors prefetch their shards continuously ([[Prefetcher]]); `latestOffset` takes a
+ * snapshot of what they hold and plans exactly that (docs/design/offsets.md), so the offset log says what each
+ * batch holds and the batch's tasks, placed where the records are, read them from memory.
  */
 final class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: String)
   extends MicroBatchStream with SupportsTriggerAvailableNow with ReportsSourceMetrics with Logging {
@@ -22,10 +23,13 @@ final class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: St
   private val sourceId = UUID.randomUUID().toString
   private val discovery = new ShardDiscovery(config)
   private val planner = new FetchPlanner(config, discovery)
+  private val progress = new SourceProgress
   private var availableNowCutoff: Option[Long] = None
-  private var lastFetchNanos = 0L
-  private var lastFetchAdvanced = true
-  private var lastResults: Seq[FetchResult] = Nil
+  private var lastAdvanced = true
+  /** Where each shard is prefetched: its snapshot and batch tasks go there. */
+  private var owners = Map.empty[ShardKey, String]
+  /** The groups behind the last offset returned: the batch's tasks are cut exactly as the snapshot's were. */
+  private var lastPlan: Option[(KinesisSourceOffset, Seq[Seq[ShardKey]])] = None
 
   @volatile private var initial: Option[KinesisSourceOffset] = None
 
@@ -63,39 +67,50 @@ final class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: St
     planner.checkStreams(start)
     val readable = planner.readableShards(start)
     if (readable.isEmpty) return unchanged(start)
-    val idle = !lastFetchAdvanced && System.nanoTime() - lastFetchNanos < IdleFetchInterval.toNanos
-    if (idle && availableNowCutoff.isEmpty) return unchanged(start)
 
     val (maxRecords, maxBytes) = FetchPlanner.budgets(limit, readable.size)
-    val requests = readable.map(k => FetchRequest(k, start.get(k).getOrElse(TrimHorizon), maxRecords, maxBytes))
-    val groups = planner.groups(requests, lastResults)
+    val requests = readable.map(k => SnapshotRequest(k, start.get(k).getOrElse(TrimHorizon), maxRecords, maxBytes))
+    val groups = planner.groups(requests, owners)
     val sc = SparkSession.active.sparkContext
-    var results = FetchJob.run(sc, sourceId, config, groups, availableNowCutoff)
-    // AvailableNow ends at the first batch with nothing new: make sure "nothing" means every shard is caught up,
-    // not that a throttled fetch ran out of time.
-    var rounds = 1
-    while (availableNowCutoff.isDefined && !results.exists(advanced) && results.exists(!_.caughtUp) && rounds < 5) {
-      results = FetchJob.run(sc, sourceId, config, groups, availableNowCutoff)
-      rounds += 1
+    // After a snapshot that found nothing, the next one waits for data on the executors instead of returning at
+    // once: an idle stream costs one short job per IdleWait, and a record is seen as soon as it is fetched.
+    def snapshot(linger: Long) =
+      SnapshotJob.run(sc, SnapshotSpec(sourceId, config, availableNowCutoff, SnapshotWait(linger, untilCaughtUp = false)), groups)
+    var (snapshots, stats) = snapshot(if (lastAdvanced) 0L else IdleWait.toNanos)
+    // AvailableNow ends at the first batch with nothing new: "nothing" must mean every shard is at its tip or past
+    // the cut-off, never that reads were slow or throttled.
+    while (availableNowCutoff.isDefined && !snapshots.exists(_.advanced) && !snapshots.forall(_.state.caughtUp)) {
+      val next = snapshot(IdleWait.toNanos)
+      snapshots = next._1
+      stats = next._2
     }
-    lastFetchNanos = System.nanoTime()
-    lastFetchAdvanced = results.exists(advanced)
-    lastResults = results
-    if (results.exists(_.last == ShardEnd)) discovery.invalidate()
-    if (!lastFetchAdvanced) unchanged(start)
-    else KinesisSourceOffset(start.positions ++ results.filter(advanced).map(r => r.key -> r.last))
+    lastAdvanced = snapshots.exists(_.advanced)
+    owners ++= snapshots.map(s => s.key -> s.location)
+    progress.record(snapshots, stats)
+    if (snapshots.exists(_.last == ShardEnd)) discovery.invalidate()
+    if (!lastAdvanced) unchanged(start)
+    else {
+      val end = KinesisSourceOffset(start.positions ++ snapshots.filter(_.advanced).map(s => s.key -> s.last))
+      lastPlan = Some(end -> groups.map(_._1.map(_.key)))
+      end
+    }
   }
 
   override def planInputPartitions(startOffset: Offset, endOffset: Offset): Array[InputPartition] = {
     val start = KinesisSourceOffset.from(startOffset)
     val end = KinesisSourceOffset.from(endOffset)
-    val locations = lastResults.map(r => r.key -> r.location).toMap
     val ranges = end.positions.toSeq.sortBy(_._1).flatMap { case (key, to) =>
       val from = start.get(key).getOrElse(TrimHorizon)
       if (from == to) None else Some(ShardRange(key, from, to))
     }
-    planner.taskGroups(ranges)(_.key).map { group =>
-      KinesisInputPartition(sourceId, config, group, locations.get(group.head.key)): InputPartition
+    val grouped = lastPlan.filter(_._1 == end) match {
+      case Some((_, groups)) =>
+        val byKey = ranges.map(r => r.key -> r).toMap
+        groups.map(_.flatMap(byKey.get)).filter(_.nonEmpty)
+      case None => planner.taskGroups(ranges)(_.key) // a batch planned before a restart: nothing is buffered yet
+    }
+    grouped.map { group =>
+      KinesisInputPartition(sourceId, config, group, FetchPlanner.ownerOf(group.map(_.key), owners)): InputPartition
     }.toArray
   }
 
@@ -105,32 +120,16 @@ final class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: St
 
   override def commit(end: Offset): Unit = ()
 
-  override def stop(): Unit = ShardBuffers.release(sourceId)
+  /** Executors in this JVM (local mode) free the query's buffers now; others when no snapshot asks for them. */
+  override def stop(): Unit = Prefetcher.release(sourceId)
 
-  override def metrics(latestConsumedOffset: Optional[Offset]): java.util.Map[String, String] = {
-    val behind = lastResults.flatMap(_.millisBehindLatest)
-    val shards = discovery.shards().values
-    val m = Map(
-      "recordsFetched" -> lastResults.map(_.records).sum.toString,
-      "bytesFetched" -> lastResults.map(_.bytes).sum.toString,
-      "kinesisCalls" -> lastResults.map(_.calls.calls).sum.toString,
-      "retries" -> lastResults.map(_.calls.retries).sum.toString,
-      "throttledCalls" -> lastResults.map(_.calls.throttled).sum.toString,
-      "openShards" -> shards.count(!_.closed).toString,
-      "closedShards" -> shards.count(_.closed).toString) ++
-      (if (behind.isEmpty) Map.empty[String, String] else Map(
-        "avgMillisBehindLatest" -> (behind.sum / behind.size).toString,
-        "maxMillisBehindLatest" -> behind.max.toString,
-        "minMillisBehindLatest" -> behind.min.toString))
-    m.asJava
-  }
+  override def metrics(latestConsumedOffset: Optional[Offset]): java.util.Map[String, String] =
+    progress.metrics(discovery.shards().values.toSeq).asJava
 
   override def toString: String = s"KinesisMicroBatchStream[${config.streams.mkString(",")}]"
-
-  private def advanced(r: FetchResult): Boolean = r.last != r.from
 }
 
 object KinesisMicroBatchStream {
-  /** While nothing arrives, how often a fetch looks for new records. */
-  val IdleFetchInterval: java.time.Duration = java.time.Duration.ofSeconds(1)
+  /** While nothing arrives, how long a snapshot waits on the executors for records. */
+  val IdleWait: java.time.Duration = java.time.Duration.ofSeconds(1)
 }

@@ -16,6 +16,8 @@ import com.google.protobuf.{CodedInputStream, WireFormat}
 object KplDeaggregator {
   private val Magic = Array(0xF3, 0x89, 0x9A, 0xC2).map(_.toByte)
   private val DigestLength = 16
+  /** `MessageDigest.getInstance` looks the algorithm up in the security providers each time: once per thread. */
+  private val Md5 = ThreadLocal.withInitial[MessageDigest](() => MessageDigest.getInstance("MD5"))
 
   def isAggregated(data: Array[Byte]): Boolean =
     data.length >= Magic.length + DigestLength &&
@@ -26,7 +28,8 @@ object KplDeaggregator {
     def corrupt(why: String) = new IllegalStateException(
       s"Corrupt KPL aggregated record in Kinesis shard $key at sequence number $sequenceNumber: $why")
     val bodyLength = data.length - Magic.length - DigestLength
-    val md5 = MessageDigest.getInstance("MD5")
+    val md5 = Md5.get()
+    md5.reset()
     md5.update(data, Magic.length, bodyLength)
     if (!MessageDigest.isEqual(md5.digest(), java.util.Arrays.copyOfRange(data, data.length - DigestLength, data.length))) {
       throw corrupt("the MD5 checksum does not match")

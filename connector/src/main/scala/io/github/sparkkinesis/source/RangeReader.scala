@@ -5,33 +5,23 @@ import io.github.sparkkinesis.source.ShardPosition._
 import org.apache.spark.internal.Logging
 
 /**
- * The records of one planned shard range: from the executor's buffer when the fetch that found them ran here,
- * otherwise read again from Kinesis. Both give the same records because both ends of the range are concrete.
+ * The records of one planned shard range: from the executor's prefetch buffer when the snapshot that planned
+ * them ran here, otherwise (executor lost, task moved, buffer evicted, or a batch read whose buffer filled up) read
+ * again from Kinesis. Both give the same records because both ends of the range are concrete.
  */
 object RangeReader extends Logging {
 
-  /** The range's records, and whether they had to be re-read from Kinesis. */
+  /** The range's records, and whether some of them had to be re-read from Kinesis. */
   def read(sourceId: String, config: SourceConfig, range: ShardRange): (Iterator[UserRecord], Boolean) =
-    fromBuffer(sourceId, range) match {
-      case Some(records) => (records, false)
-      case None => (fromKinesis(config, range), true)
+    Prefetcher.get(sourceId, range.key).flatMap(_.part(range.from, range.to)) match {
+      case Some(BufferedPart(records, None)) => (records.iterator, false)
+      case Some(BufferedPart(records, Some(resume))) =>
+        Prefetcher.countReRead(sourceId)
+        (records.iterator ++ fromKinesis(config, range.copy(from = resume)), true)
+      case None =>
+        Prefetcher.countReRead(sourceId)
+        (fromKinesis(config, range), true)
     }
-
-  private def fromBuffer(sourceId: String, range: ShardRange): Option[Iterator[UserRecord]] =
-    ShardBuffers.get(sourceId, range.key).flatMap { buffer =>
-      buffer.synchronized {
-        if (buffer.from == range.from && covers(buffer.last, range.to)) {
-          buffer.lastUsedNanos = System.nanoTime()
-          Some(buffer.records.iterator.filter(r => within(range.to, r)).toVector.iterator)
-        } else None
-      }
-    }
-
-  private def covers(last: ShardPosition, to: ShardPosition): Boolean = (last, to) match {
-    case (ShardEnd, _) => true
-    case (l: After, t: After) => SequenceNumbers.isAtOrBefore(l, t.sequenceNumber, t.subSequenceNumber)
-    case _ => false
-  }
 
   private def within(to: ShardPosition, r: UserRecord): Boolean = to match {
     case t: After => SequenceNumbers.isAtOrBefore(t, r.sequenceNumber, r.subSequenceNumber)

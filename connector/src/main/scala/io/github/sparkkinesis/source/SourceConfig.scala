@@ -36,7 +36,8 @@ final case class SourceConfig(
     maxBytesPerTrigger: Option[Long],
     shardsPerTask: Option[Int],
     shardFetchInterval: Duration,
-    failOnDataLoss: Boolean) {
+    failOnDataLoss: Boolean,
+    fetchBufferSize: Option[Long] = None) {
 
   /**
    * Shards per task for `shards` shards: the option, or else as many as it takes to have no more tasks than Spark
@@ -51,6 +52,8 @@ final case class SourceConfig(
 object SourceConfig {
   /** Kinesis allows 5 GetRecords calls per second per shard. */
   val KinesisMinFetchPeriod: Duration = Duration.ofMillis(200)
+  /** Below one full GetRecords response a feed could never hold what one call may return. */
+  val MinFetchBufferBytes: Long = 1024L * 1024
 
   def apply(reader: OptionReader): SourceConfig = {
     val streams = reader.streamNames
@@ -76,7 +79,8 @@ object SourceConfig {
       maxBytesPerTrigger = reader.bytes(MaxBytesPerTrigger, 1, Long.MaxValue),
       shardsPerTask = reader.int(ShardsPerTask, 1, 10000),
       shardFetchInterval = reader.duration(ShardFetchInterval, Duration.ofMillis(100)).getOrElse(Duration.ofSeconds(1)),
-      failOnDataLoss = reader.boolean(FailOnDataLoss).getOrElse(true))
+      failOnDataLoss = reader.boolean(FailOnDataLoss).getOrElse(true),
+      fetchBufferSize = reader.bytes(FetchBufferSize, MinFetchBufferBytes, Long.MaxValue))
   }
 
   private val accepted = "latest, trim_horizon, earliest, at_timestamp (with initialTimestamp), or a JSON map of " +

@@ -17,17 +17,23 @@ class SourceMetricsSuite extends AnyFunSuite with SourceTest {
     query
   }
 
-  test("progress reports what the source fetched, shard counts, lag and Kinesis calls") {
+  test("progress reports, with Databricks' names, what the batch holds, shard counts, lag, the buffer and calls") {
     val query = drained((1 to 25).map(i => (s"k$i", s"v$i")))
     val withData = query.recentProgress.filter(_.numInputRows > 0)
     assert(withData.map(_.numInputRows).sum == 25)
+    for (p <- withData) {
+      val metrics = p.sources.head.metrics.asScala
+      assert(metrics("numProcessedRecords").toLong == p.numInputRows)
+    }
     val metrics = withData.head.sources.head.metrics.asScala
-    assert(metrics("recordsFetched").toLong == withData.head.numInputRows)
-    assert(metrics("bytesFetched").toLong > 0)
-    assert(metrics("openShards") == "2" && metrics("closedShards") == "0")
+    assert(metrics("numProcessedBytes").toLong > 0)
+    assert(metrics("numTotalShards") == "2" && metrics("numClosedShards") == "0" && metrics("numRegisteredConsumers") == "0")
     assert(metrics("kinesisCalls").toLong >= 2, "at least one GetRecords per shard")
-    assert(metrics("throttledCalls") == "0" && metrics("retries") == "0")
-    assert(metrics.contains("maxMillisBehindLatest") && metrics("minMillisBehindLatest").toLong >= 0)
+    assert(metrics("throttledCalls") == "0" && metrics("numAwsRateLimitErrors") == "0" && metrics("retries") == "0")
+    assert(metrics("totalPrefetchedBytes").toLong > 0, "the planned records are held until their batch commits")
+    assert(metrics("fetchBufferSize").toLong == Runtime.getRuntime.maxMemory() / 8, "the default: an eighth of the heap")
+    assert(metrics("reReadRanges") == "0")
+    assert(metrics.contains("maxMsBehindLatest") && metrics("minMsBehindLatest").toLong >= 0 && metrics.contains("avgMsBehindLatest"))
   }
 
   test("the scan node carries records and bytes read, and ranges re-read, in the Spark UI's SQL metrics") {

@@ -1,0 +1,195 @@
+package io.github.sparkkinesis.source
+
+import java.util.concurrent._
+import java.util.concurrent.atomic.{AtomicInteger, AtomicLong}
+
+import scala.jdk.CollectionConverters._
+
+import io.github.sparkkinesis.client.{CallTally, KinesisClientFactory}
+import org.apache.spark.internal.Logging
+
+/**
+ * The executor's read engine: every shard this executor owns is a [[ShardFeed]] read continuously in the
+ * background, between triggers too, within the shard's quota (calls and bytes), into memory bounded by
+ * `fetchBufferSize`. Calls run on the async client, at most [[MaxCallsInFlight]] at once per JVM, so the cost
+ * of a trigger follows the data, not the shard count. When the buffer is full, streaming feeds pause until a
+ * commit frees records (backpressure: nothing is dropped).
+ *
+ * A feed nobody asks for any more (its query stopped, its shards moved to another executor) is dropped after
+ * [[AbandonedFloor]], or three times the longest gap between its uses if that is longer (slow triggers).
+ */
+object Prefetcher extends Logging {
+  val MaxCallsInFlight = 32
+  val AbandonedFloor: java.time.Duration = java.time.Duration.ofSeconds(15)
+  /** An idle shard (empty answers at its tip) is polled at most this often: what the KCL does by default. */
+  val IdlePollInterval: java.time.Duration = java.time.Duration.ofSeconds(1)
+
+  private val feeds = new ConcurrentHashMap[(String, ShardKey), ShardFeed]()
+  private val held = new AtomicLong()
+  /** Bytes that calls in flight may bring, counted against the buffer before they are made. */
+  private val reserved = new AtomicLong()
+  private val inFlight = new AtomicInteger()
+  private val waitingForCall = new ConcurrentLinkedQueue[ShardFeed]()
+  private val waitingForMemory = ConcurrentHashMap.newKeySet[ShardFeed]()
+  private val reReads = new ConcurrentHashMap[String, AtomicLong]()
+  private val tallies = new ConcurrentHashMap[String, CallTally]()
+  private val signals = new ConcurrentHashMap[String, Object]()
+
+  private lazy val scheduler: ScheduledExecutorService = {
+    val s = Executors.newSingleThreadScheduledExecutor { r =>
+      val t = new Thread(r, "kinesis-prefetch")
+      t.setDaemon(true)
+      t
+    }
+    s.scheduleWithFixedDelay(() => evictAbandoned(), 1, 1, TimeUnit.SECONDS)
+    s
+  }
+
+  /** The default `fetchBufferSize`: an eighth of the heap, safe next to Spark's own use of it. */
+  def defaultBufferBytes: Long = Runtime.getRuntime.maxMemory() / 8
+
+  def bufferLimit(config: SourceConfig): Long = config.fetchBufferSize.getOrElse(defaultBufferBytes)
+
+  /** Bytes of records held in this JVM, all queries together. */
+  def heldBytes: Long = held.get()
+
+  /** Shards read in this JVM, all queries together. */
+  def feedCount: Int = feeds.size()
+
+  /**
+   * The feed of `key` for a batch that starts at `from`: the running one when it has reached `from` (what it held
+   * before `from` is dropped: that batch committed), else a new one that starts there.
+   */
+  def feedFor(sourceId: String, config: SourceConfig, key: ShardKey, from: ShardPosition,
+      cutoffMillis: Option[Long], spill: Boolean): ShardFeed = {
+    var created: ShardFeed = null
+    var freed = 0L
+    val feed = feeds.compute((sourceId, key), (_, existing) =>
+      if (existing != null && !existing.stopped && existing.spill == spill &&
+        existing.commit(from).map(f => freed = f).isDefined) existing
+      else {
+        if (existing != null) stop(existing)
+        created = new ShardFeed(sourceId, key, from, config, cutoffMillis, spill,
+          new PollingFetcher(KinesisClientFactory.async(config.connection), config, key, from, tallyOf(sourceId)))
+        created
+      })
+    feed.touch()
+    held.addAndGet(-freed)
+    if (created != null) dispatch(created)
+    if (freed > 0 || created != null) wakeWaitingForMemory()
+    feed
+  }
+
+  def get(sourceId: String, key: ShardKey): Option[ShardFeed] = Option(feeds.get((sourceId, key)))
+
+  /** The feeds of a source in this JVM. */
+  def feedsOf(sourceId: String): Seq[ShardFeed] = feeds.values().asScala.filter(_.sourceId == sourceId).toSeq
+
+  /** Drops every feed of a source, e.g. when its query stops. */
+  def release(sourceId: String): Unit = {
+    feeds.entrySet().removeIf { e => val mine = e.getKey._1 == sourceId; if (mine) stop(e.getValue); mine }
+    reReads.remove(sourceId)
+    tallies.remove(sourceId)
+    signals.remove(sourceId)
+    wakeWaitingForMemory()
+  }
+
+  /** The calls this JVM made for a source's feeds, since they started here. */
+  def tallyOf(sourceId: String): CallTally = tallies.computeIfAbsent(sourceId, _ => new CallTally)
+
+  def countReRead(sourceId: String): Unit = reReads.computeIfAbsent(sourceId, _ => new AtomicLong()).incrementAndGet()
+  def reReadCount(sourceId: String): Long = Option(reReads.get(sourceId)).map(_.get()).getOrElse(0L)
+
+  /**
+   * Waits until `done` holds or the deadline passes, waking whenever a call of this source's feeds completes.
+   * `done` is evaluated under the source's signal, so no completion goes unnoticed.
+   */
+  def await(sourceId: String, deadlineNanos: Long)(done: => Boolean): Unit = {
+    val signal = signalOf(sourceId)
+    signal.synchronized {
+      var remaining = deadlineNanos - System.nanoTime()
+      while (!done && remaining > 0) {
+        TimeUnit.NANOSECONDS.timedWait(signal, remaining)
+        remaining = deadlineNanos - System.nanoTime()
+      }
+    }
+  }
+
+  private def signalOf(sourceId: String): Object = signals.computeIfAbsent(sourceId, _ => new Object)
+
+  private def stop(feed: ShardFeed): Unit = {
+    feed.stopped = true
+    held.addAndGet(-feed.release())
+  }
+
+  private def dispatch(feed: ShardFeed): Unit = scheduler.execute(() => tryCall(feed))
+
+  private def dispatchIn(feed: ShardFeed, nanos: Long): Unit =
+    if (nanos <= 0) dispatch(feed) else scheduler.schedule((() => tryCall(feed)): Runnable, nanos, TimeUnit.NANOSECONDS)
+
+  /** Runs on the scheduler thread: one call for `feed` if its pacing, the buffer and the call slots allow. */
+  private def tryCall(feed: ShardFeed): Unit = {
+    if (feed.finished) return
+    val wait = feed.nextCallNanos - System.nanoTime()
+    if (wait > 0) return dispatchIn(feed, wait)
+    val limit = bufferLimit(feed.config)
+    val free = limit - held.get() - reserved.get()
+    if (!feed.spill && free <= 0) {
+      waitingForMemory.add(feed)
+      // A commit may have freed memory between the check and the add.
+      if (limit - held.get() - reserved.get() > 0 && waitingForMemory.remove(feed)) dispatch(feed)
+      return
+    }
+    if (inFlight.get() >= MaxCallsInFlight) {
+      waitingForCall.add(feed)
+      return
+    }
+    inFlight.incrementAndGet()
+    val records = feed.nextLimit(math.max(free, 1L))
+    val expected = if (feed.spill) 0L else feed.expectedBytes(records)
+    reserved.addAndGet(expected)
+    val call = try feed.fetcher.poll(records) catch { case e: Throwable => java.util.concurrent.CompletableFuture.failedFuture[Poll](e) }
+    call.whenComplete { (poll: Poll, error: Throwable) =>
+      reserved.addAndGet(-expected)
+      inFlight.decrementAndGet()
+      Option(waitingForCall.poll()).foreach(dispatch)
+      completed(feed, poll, error)
+    }
+  }
+
+  private def completed(feed: ShardFeed, poll: Poll, error: Throwable): Unit = {
+    if (error != null) {
+      val cause = PollingFetcher.cause(error)
+      logWarning(s"Reading Kinesis shard ${feed.key} failed: $cause")
+      feed.onFailure(cause)
+    } else if (!feed.stopped) {
+      val limit = bufferLimit(feed.config)
+      held.addAndGet(feed.onPoll(poll, size => held.get() + reserved.get() + size <= limit))
+      val pace = ShardReader.pacingNanos(feed.config, poll.bytes)
+      // An idle shard is asked again sooner after its first empty answers, then once per IdlePollInterval.
+      val idle = if (feed.idlePolls == 0) 0L
+        else math.min(IdlePollInterval.toNanos, feed.config.minFetchPeriod.toNanos << math.min(feed.idlePolls, 8))
+      feed.nextCallNanos = System.nanoTime() + math.max(pace, idle)
+      if (feed.stopped) held.addAndGet(-feed.release())
+    }
+    val signal = signalOf(feed.sourceId)
+    signal.synchronized(signal.notifyAll())
+    if (!feed.finished) dispatchIn(feed, feed.nextCallNanos - System.nanoTime())
+  }
+
+  private def wakeWaitingForMemory(): Unit =
+    if (!waitingForMemory.isEmpty) waitingForMemory.asScala.toSeq.foreach(f => if (waitingForMemory.remove(f)) dispatch(f))
+
+  private def evictAbandoned(): Unit = {
+    val now = System.nanoTime()
+    feeds.entrySet().removeIf { e =>
+      val gone = e.getValue.abandoned(now, AbandonedFloor.toNanos)
+      if (gone) {
+        logInfo(s"Dropping the prefetch of ${e.getValue.key}: no batch asked for it in a while")
+        stop(e.getValue)
+      }
+      gone
+    }
+    wakeWaitingForMemory()
+  }
+}

@@ -1,0 +1,200 @@
+package io.github.sparkkinesis.source
+
+import java.util.ArrayDeque
+
+import scala.collection.mutable.ArrayBuffer
+
+import io.github.sparkkinesis.source.ShardPosition._
+
+/** How far a feed is, as a snapshot task reports it for one shard. */
+final case class FeedState(
+    last: ShardPosition,
+    records: Long,
+    bytes: Long,
+    millisBehindLatest: Option[Long],
+    caughtUp: Boolean,
+    bufferedBytes: Long)
+
+/**
+ * The records of a planned range that this executor holds: `records` in order, then, when the buffer does not
+ * reach the range's end (a batch read whose buffer filled), the rest is read from Kinesis after `resumeFrom`.
+ */
+final case class BufferedPart(records: IndexedSeq[UserRecord], resumeFrom: Option[ShardPosition])
+
+/**
+ * One shard read continuously on an executor: the records fetched after `base` (the start of the next batch to
+ * plan), in order, with their accounted bytes. The [[Prefetcher]] drives its calls; snapshot and batch tasks read
+ * it. Every mutable field is guarded by the feed's monitor.
+ *
+ * `spill` (batch reads): once the executor's buffer is full the feed keeps reading to find the range's end but
+ * keeps no more records; the batch task reads the rest again from Kinesis. Streaming feeds pause instead.
+ */
+final class ShardFeed(
+    val sourceId: String,
+    val key: ShardKey,
+    start: ShardPosition,
+    val config: SourceConfig,
+    val cutoffMillis: Option[Long],
+    val spill: Boolean,
+    val fetcher: PollingFetcher) {
+
+  private var base: ShardPosition = start
+  private val records = new ArrayDeque[UserRecord]()
+  private var heldBytes = 0L
+  private var readTo: ShardPosition = start
+  private var spilled = false
+  private var polls = 0L
+  private var millisBehind: Option[Long] = None
+  private var atTip = false
+  private var cutoffReached = false
+  private var failure: Option[Throwable] = None
+  private var avgRecordBytes = ShardFeed.InitialRecordBytesGuess
+
+  @volatile var stopped = false
+  @volatile private[source] var nextCallNanos: Long = System.nanoTime()
+  @volatile private[source] var idlePolls = 0
+  @volatile private var lastTouchNanos = System.nanoTime()
+  @volatile private var longestGapNanos = 0L
+
+  /** A snapshot or a batch task used the feed: it is still wanted here. */
+  def touch(): Unit = {
+    val now = System.nanoTime()
+    longestGapNanos = math.min(ShardFeed.MaxGapNanos, math.max(longestGapNanos, now - lastTouchNanos))
+    lastTouchNanos = now
+  }
+
+  /** Unused for three times the longest gap between its uses so far (at least `floor`): its query is gone. */
+  def abandoned(now: Long, floorNanos: Long): Boolean = now - lastTouchNanos > math.max(floorNanos, 3 * longestGapNanos)
+
+  def ended: Boolean = synchronized(readTo == ShardEnd)
+  def failed: Option[Throwable] = synchronized(failure)
+  def hasPolled: Boolean = synchronized(polls > 0 || failure.nonEmpty || readTo == ShardEnd)
+  def caughtUp: Boolean = synchronized(readTo == ShardEnd || cutoffReached || atTip)
+  /** No call will ever be made again. */
+  def finished: Boolean = synchronized(readTo == ShardEnd || cutoffReached || failure.nonEmpty) || stopped
+  def hasRecordsAfter(from: ShardPosition): Boolean = synchronized(readTo != from)
+  def bytesHeld: Long = synchronized(heldBytes)
+
+  /** Records to ask for in the next call, so that one response cannot overshoot the free buffer by much. */
+  def nextLimit(freeBytes: Long): Int = synchronized {
+    val fits = if (spill) Long.MaxValue else math.max(1L, freeBytes / math.max(1L, avgRecordBytes))
+    math.max(1L, math.min(config.maxRecordsPerFetch.toLong, fits)).toInt
+  }
+
+  /** Bytes a call of `limit` records may bring, at the shard's average record size. */
+  def expectedBytes(limit: Int): Long = synchronized(math.min(ShardFeed.MaxResponseBytes, limit * avgRecordBytes))
+
+  /**
+   * The next batch starts at `from`: records up to it were planned and their batch committed, so they are dropped.
+   * Returns the bytes freed, or None when `from` is not a position this feed reached (the feed is then replaced by
+   * one that starts there).
+   */
+  def commit(from: ShardPosition): Option[Long] = synchronized {
+    val before = heldBytes
+    val reached =
+      if (from == base) true
+      else if (failure.nonEmpty) false
+      else if (from == readTo && !spilled) { dropWhile(_ => true); true }
+      else from match {
+        case a: After if records.stream().anyMatch(r => r.sequenceNumber == a.sequenceNumber && r.subSequenceNumber == a.subSequenceNumber) =>
+          dropWhile(r => SequenceNumbers.isAtOrBefore(a, r.sequenceNumber, r.subSequenceNumber))
+          true
+        case _ => false
+      }
+    if (reached) { base = from; Some(before - heldBytes) } else None
+  }
+
+  /** Frees every record held; returns the bytes freed. */
+  def release(): Long = synchronized { val freed = heldBytes; records.clear(); heldBytes = 0; freed }
+
+  private def dropWhile(p: UserRecord => Boolean): Unit =
+    while (!records.isEmpty && p(records.peekFirst())) heldBytes -= ShardFeed.accounted(records.pollFirst())
+
+  /**
+   * What the next batch may plan from `base`: up to `maxRecords` / `maxBytes` (at least one record), ending at a
+   * record this executor holds or, when all is taken, where the feed has read to.
+   */
+  def state(maxRecords: Long, maxBytes: Long): FeedState = synchronized {
+    var n = 0L
+    var bytes = 0L
+    var lastTaken: ShardPosition = base
+    val it = records.iterator()
+    var capped = false
+    while (it.hasNext && !capped) {
+      val r = it.next()
+      val size = r.data.length + r.partitionKey.length
+      if (n >= maxRecords || (n > 0 && bytes + size > maxBytes)) capped = true
+      else { n += 1; bytes += size; lastTaken = r.position }
+    }
+    val last = if (capped) lastTaken else readTo
+    FeedState(last, n, bytes, millisBehind, caughtUp = !capped && (readTo == ShardEnd || cutoffReached || atTip), heldBytes)
+  }
+
+  /** The buffered records of (from, to], when this feed still starts at `from`. */
+  def part(from: ShardPosition, to: ShardPosition): Option[BufferedPart] = synchronized {
+    if (from != base || failure.nonEmpty) None
+    else {
+      touch()
+      val out = new ArrayBuffer[UserRecord](records.size)
+      val it = records.iterator()
+      var beyond = false
+      while (it.hasNext && !beyond) {
+        val r = it.next()
+        val in = to match {
+          case t: After => SequenceNumbers.isAtOrBefore(t, r.sequenceNumber, r.subSequenceNumber)
+          case ShardEnd => true
+          case _ => false
+        }
+        if (in) out += r else beyond = true
+      }
+      val complete = to match {
+        case t: After => out.lastOption.exists(_.position == t)
+        case ShardEnd => readTo == ShardEnd && !spilled
+        case _ => false
+      }
+      Some(BufferedPart(out.toIndexedSeq, if (complete) None else Some(out.lastOption.map(_.position).getOrElse(base))))
+    }
+  }
+
+  /**
+   * Takes a call's records: those within the AvailableNow cut-off are kept (or, spilled, only passed over).
+   * Returns the bytes newly held.
+   */
+  def onPoll(poll: Poll, mayHold: Long => Boolean): Long = synchronized {
+    polls += 1
+    millisBehind = Some(poll.millisBehindLatest)
+    var added = 0L
+    var admitted = 0
+    val n = poll.records.size
+    while (admitted < n && cutoffMillis.forall(poll.records(admitted).arrivalMillis <= _)) {
+      val r = poll.records(admitted)
+      val size = ShardFeed.accounted(r)
+      if (!spilled && (!spill || mayHold(added + size))) {
+        records.addLast(r)
+        heldBytes += size
+        added += size
+      } else spilled = true
+      readTo = r.position
+      admitted += 1
+    }
+    if (n > 0) avgRecordBytes = math.max(1L, (avgRecordBytes + poll.bytes / n) / 2)
+    if (admitted < n) cutoffReached = true
+    else if (poll.ended) readTo = ShardEnd
+    atTip = admitted == n && (poll.ended || poll.millisBehindLatest == 0)
+    idlePolls = if (n == 0 && atTip) idlePolls + 1 else 0
+    added
+  }
+
+  def onFailure(e: Throwable): Unit = synchronized { failure = Some(e) }
+}
+
+object ShardFeed {
+  /** What a held record costs beyond its payload and key: the record, two strings and an array, with headers. */
+  val RecordOverheadBytes = 160L
+  /** Until a shard's first records show their size: large, so a feed's first call cannot overfill a small buffer. */
+  val InitialRecordBytesGuess: Long = 10L * 1024
+  val MaxResponseBytes: Long = 10L * 1024 * 1024
+  val MaxGapNanos: Long = 10L * 60 * 1000 * 1000 * 1000
+
+  def accounted(r: UserRecord): Long = r.data.length + 2L * (r.partitionKey.length + r.sequenceNumber.length) + RecordOverheadBytes
+}

@@ -1,0 +1,102 @@
+package io.github.sparkkinesis.source
+
+import java.net.InetAddress
+
+import io.github.sparkkinesis.client.CallCounts
+import org.apache.spark.{Partition, SparkContext, SparkEnv, TaskContext}
+import org.apache.spark.rdd.RDD
+
+/** A shard the next batch may read, from where, and its share of the trigger's read limit. */
+final case class SnapshotRequest(key: ShardKey, from: ShardPosition, maxRecords: Long, maxBytes: Long)
+
+/** What an executor holds for one shard past `from` (see [[FeedState]]); `location` is where it is held. */
+final case class ShardSnapshot(key: ShardKey, from: ShardPosition, state: FeedState, location: String) {
+  def last: ShardPosition = state.last
+  def advanced: Boolean = state.last != from
+}
+
+/** One executor's view when a snapshot task ran: its SDK call counts, its re-reads and its buffer, for metrics. */
+final case class ExecutorStats(location: String, calls: CallCounts, reReads: Long, heldBytes: Long, bufferLimit: Long)
+
+/**
+ * How long a snapshot task waits. It returns once every shard of its group has been polled at least once and
+ * either some shard has records or `lingerNanos` passed (an idle stream: the task waits for data instead of the
+ * driver asking again and again); with `untilCaughtUp` (batch reads) only when every shard is at its tip or
+ * cut-off. Never past `maxFetchDuration`, whatever Kinesis does.
+ */
+final case class SnapshotWait(lingerNanos: Long, untilCaughtUp: Boolean)
+
+/** What one snapshot job asks of every task: the source, the AvailableNow cut-off, the wait, batch-read spilling. */
+final case class SnapshotSpec(sourceId: String, config: SourceConfig, cutoffMillis: Option[Long], until: SnapshotWait,
+    spill: Boolean = false)
+
+/**
+ * The short Spark job `latestOffset` runs: each task makes sure its executor prefetches its group of shards
+ * from the batch's start (starting the feeds the first time, dropping what the last batch committed) and reports
+ * what is buffered, so the batch is planned from records that exist and sit where its tasks will run.
+ */
+object SnapshotJob {
+  private val JobDescription = "spark.job.description"
+
+  /** How Spark names an executor in preferred locations. */
+  def executorLocation(): String = {
+    val env = SparkEnv.get
+    s"executor_${InetAddress.getLocalHost.getHostAddress}_${env.executorId}"
+  }
+
+  def run(sc: SparkContext, spec: SnapshotSpec, groups: Seq[(Seq[SnapshotRequest], Option[String])])
+      : (Seq[ShardSnapshot], Seq[ExecutorStats]) = {
+    if (groups.isEmpty) return (Nil, Nil)
+    val rdd = new SnapshotRDD(sc, spec, groups)
+    // Named in the UI; the query's own description (batch id) is put back for the batch that follows.
+    val previous = sc.getLocalProperty(JobDescription)
+    sc.setJobDescription(s"Kinesis fetch (${groups.map(_._1.size).sum} shards)")
+    val results = try sc.runJob(rdd, (it: Iterator[(Seq[ShardSnapshot], ExecutorStats)]) => it.toVector).flatten.toSeq
+      finally sc.setLocalProperty(JobDescription, previous)
+    (results.flatMap(_._1), results.map(_._2))
+  }
+
+  /** Runs in a task: the group's feeds, waited on per `until`, and their state. */
+  def snapshot(spec: SnapshotSpec, requests: Seq[SnapshotRequest]): (Seq[ShardSnapshot], ExecutorStats) = {
+    import spec._
+    val started = System.nanoTime()
+    val location = executorLocation()
+    val feeds = requests.map(r => r -> Prefetcher.feedFor(sourceId, config, r.key, r.from, cutoffMillis, spill))
+    val lingerEnd = started + math.min(until.lingerNanos, config.maxFetchDuration.toNanos)
+    Prefetcher.await(sourceId, started + config.maxFetchDuration.toNanos) {
+      val all = feeds.map(_._2)
+      all.exists(_.failed.nonEmpty) || (
+        if (until.untilCaughtUp) all.forall(f => f.caughtUp || f.finished)
+        else all.forall(_.hasPolled) && (feeds.exists { case (r, f) => f.hasRecordsAfter(r.from) } || System.nanoTime() >= lingerEnd))
+    }
+    val snapshots = feeds.map { case (r, feed) =>
+      feed.failed.foreach(e => throw failure(r.key, e))
+      ShardSnapshot(r.key, r.from, feed.state(r.maxRecords, r.maxBytes), location)
+    }
+    val mine = Prefetcher.feedsOf(sourceId)
+    (snapshots, ExecutorStats(location, Prefetcher.tallyOf(sourceId).snapshot(), Prefetcher.reReadCount(sourceId),
+      mine.map(_.bytesHeld).sum, Prefetcher.bufferLimit(config)))
+  }
+
+  /** The feed's own failure, unless it already says which shard (stream not found, data loss, denied access). */
+  private def failure(key: ShardKey, e: Throwable): Throwable = e match {
+    case _: IllegalStateException | _: IllegalArgumentException => e
+    case other => new IllegalStateException(s"Reading Kinesis shard $key failed: ${other.getMessage}", other)
+  }
+}
+
+private final class SnapshotPartition(val index: Int, val requests: Seq[SnapshotRequest], val location: Option[String])
+  extends Partition
+
+private final class SnapshotRDD(sc: SparkContext, spec: SnapshotSpec, groups: Seq[(Seq[SnapshotRequest], Option[String])])
+  extends RDD[(Seq[ShardSnapshot], ExecutorStats)](sc, Nil) {
+
+  override protected def getPartitions: Array[Partition] =
+    groups.zipWithIndex.map { case ((requests, location), i) => new SnapshotPartition(i, requests, location): Partition }.toArray
+
+  override protected def getPreferredLocations(split: Partition): Seq[String] =
+    split.asInstanceOf[SnapshotPartition].location.toSeq
+
+  override def compute(split: Partition, context: TaskContext): Iterator[(Seq[ShardSnapshot], ExecutorStats)] =
+    Iterator.single(SnapshotJob.snapshot(spec, split.asInstanceOf[SnapshotPartition].requests))
+}

@@ -1,0 +1,56 @@
+package io.github.sparkkinesis.source
+
+import scala.collection.mutable
+
+import io.github.sparkkinesis.client.CallCounts
+
+/**
+ * The source's metrics in `StreamingQueryProgress.sources[].metrics`, from the last snapshot: Databricks' names
+ * where Databricks has one, ours beside them. Counts of calls, throttling and re-reads are per trigger (what
+ * happened since the previous snapshot), on every executor that ran a snapshot task.
+ */
+final class SourceProgress {
+  private val callsSeen = mutable.Map.empty[String, CallCounts]
+  private val reReadsSeen = mutable.Map.empty[String, Long]
+  private var snapshots: Seq[ShardSnapshot] = Nil
+  private var calls = CallCounts(0, 0, 0, 0)
+  private var reReads = 0L
+  private var heldBytes = 0L
+  private var bufferLimit = 0L
+
+  def record(latest: Seq[ShardSnapshot], stats: Seq[ExecutorStats]): Unit = synchronized {
+    snapshots = latest
+    // Each of an executor's tasks reports the same JVM-wide counters: the latest (largest) one counts.
+    val perExecutor = stats.groupBy(_.location).map { case (loc, s) => loc -> s.maxBy(_.calls.calls) }
+    calls = perExecutor.map { case (loc, s) => s.calls - callsSeen.getOrElse(loc, CallCounts(0, 0, 0, 0)) }
+      .foldLeft(CallCounts(0, 0, 0, 0))(_ + _)
+    reReads = perExecutor.map { case (loc, s) => s.reReads - reReadsSeen.getOrElse(loc, 0L) }.sum
+    heldBytes = perExecutor.values.map(_.heldBytes).sum
+    bufferLimit = if (perExecutor.isEmpty) 0L else perExecutor.values.map(_.bufferLimit).min
+    perExecutor.foreach { case (loc, s) => callsSeen(loc) = s.calls; reReadsSeen(loc) = s.reReads }
+  }
+
+  def metrics(shards: Seq[ShardMeta]): Map[String, String] = synchronized {
+    val behind = snapshots.flatMap(_.state.millisBehindLatest)
+    val planned = snapshots.filter(_.advanced)
+    Map(
+      "numProcessedRecords" -> planned.map(_.state.records).sum,
+      "numProcessedBytes" -> planned.map(_.state.bytes).sum,
+      "totalPrefetchedBytes" -> heldBytes,
+      "fetchBufferSize" -> bufferLimit,
+      "numTotalShards" -> shards.size.toLong,
+      "numClosedShards" -> shards.count(_.closed).toLong,
+      "numRegisteredConsumers" -> 0L,
+      "numAwsRateLimitErrors" -> calls.throttled,
+      "kinesisCalls" -> calls.calls,
+      "retries" -> calls.retries,
+      "throttledCalls" -> calls.throttled,
+      "serverErrors" -> calls.serverErrors,
+      "reReadRanges" -> reReads
+    ).map { case (k, v) => k -> v.toString } ++
+      (if (behind.isEmpty) Map.empty[String, String] else Map(
+        "avgMsBehindLatest" -> (behind.sum / behind.size).toString,
+        "maxMsBehindLatest" -> behind.max.toString,
+        "minMsBehindLatest" -> behind.min.toString))
+  }
+}

@@ -1,0 +1,125 @@
+package io.github.sparkkinesis.source
+
+import io.github.sparkkinesis.client.CallTally
+import io.github.sparkkinesis.options.OptionReader
+import io.github.sparkkinesis.source.ShardPosition._
+import org.scalatest.funsuite.AnyFunSuite
+
+/** The feed's bookkeeping: what a snapshot may plan, what a commit frees, what a batch task finds buffered. */
+class ShardFeedSuite extends AnyFunSuite {
+  private val key = ShardKey("s", "shardId-000000000000")
+  private val config = SourceConfig(OptionReader(Map("streamName" -> "s")))
+
+  private def feed(start: ShardPosition = TrimHorizon, cutoff: Option[Long] = None, spill: Boolean = false) =
+    new ShardFeed("src", key, start, config, cutoff, spill, new PollingFetcher(null, config, key, start, new CallTally))
+
+  /** Records with sequence numbers `from` until `until`, arrival time = sequence number. */
+  private def records(seqs: Range, sub: Long = 0): IndexedSeq[UserRecord] =
+    seqs.map(i => UserRecord(s"k$i", Array.fill[Byte](10)(1), f"$i%05d", sub, i.toLong))
+  private def poll(rs: IndexedSeq[UserRecord], behind: Long = 0, ended: Boolean = false) =
+    Poll(rs, rs.map(r => r.data.length + r.partitionKey.length).sum.toLong, behind, ended)
+  private def at(i: Int) = After(f"$i%05d", 0)
+  /** A buffered part as positions (records hold arrays, which compare by reference). */
+  private def positions(p: Option[BufferedPart]) = p.map(b => (b.records.map(_.position), b.resumeFrom))
+  private def held(seqs: Range, resume: Option[ShardPosition]) = Some((seqs.map(at), resume))
+  private val all = Long.MaxValue
+
+  test("a snapshot plans everything held, at the tip it is caught up") {
+    val f = feed()
+    assert(!f.hasPolled && !f.hasRecordsAfter(TrimHorizon))
+    f.onPoll(poll(records(1 to 3), behind = 5000), _ => true)
+    assert(f.hasPolled && f.state(all, all) == FeedState(at(3), 3, 3 * 12, Some(5000), caughtUp = false, f.bytesHeld))
+    f.onPoll(poll(records(4 to 5)), _ => true)
+    val s = f.state(all, all)
+    assert(s.last == at(5) && s.records == 5 && s.caughtUp)
+  }
+
+  test("a read limit ends the plan at a held record (at least one), and the rest stays for the next batch") {
+    val f = feed()
+    f.onPoll(poll(records(1 to 10)), _ => true)
+    assert(f.state(4, all).last == at(4) && !f.state(4, all).caughtUp)
+    assert(f.state(all, 30).last == at(2), "12 bytes a record: two fit in 30")
+    assert(f.state(all, 1).last == at(1), "the first record always fits")
+    assert(f.commit(at(4)).exists(_ > 0))
+    assert(f.state(all, all) match { case FeedState(last, 6, _, _, true, _) => last == at(10); case _ => false })
+  }
+
+  test("a commit frees what was planned; a position the feed never reached is refused") {
+    val f = feed()
+    f.onPoll(poll(records(1 to 4)), _ => true)
+    val before = f.bytesHeld
+    assert(f.commit(TrimHorizon).contains(0L), "the feed's own start")
+    val freed = f.commit(at(2)).get
+    assert(freed == before / 2 && f.bytesHeld == before - freed)
+    assert(f.commit(at(3)).isDefined && f.commit(at(4)).isDefined && f.bytesHeld == 0)
+    assert(f.commit(at(7)).isEmpty && f.commit(After("00001", 0)).isEmpty)
+  }
+
+  test("inside a KPL aggregate: a plan may end between sub-records and the next resumes there") {
+    val f = feed()
+    val agg = (0 to 3).map(sub => UserRecord("k", Array[Byte](1), "00009", sub.toLong, 9L))
+    f.onPoll(poll(agg), _ => true)
+    assert(f.state(2, all).last == After("00009", 1))
+    assert(f.commit(After("00009", 1)).isDefined)
+    assert(f.part(After("00009", 1), After("00009", 3)).map(_.records.map(_.subSequenceNumber)).contains(Seq(2L, 3L)))
+  }
+
+  test("AvailableNow's cut-off: records that arrived later are not held, and the feed stops there") {
+    val f = feed(cutoff = Some(3L))
+    f.onPoll(poll(records(1 to 5)), _ => true)
+    val s = f.state(all, all)
+    assert(s.last == at(3) && s.records == 3 && s.caughtUp && f.finished)
+  }
+
+  test("a closed shard: its last records, then shard_end") {
+    val f = feed()
+    f.onPoll(poll(records(1 to 2), ended = true), _ => true)
+    assert(f.state(all, all).last == ShardEnd && f.ended && f.finished && f.caughtUp)
+    assert(f.state(1, all).last == at(1), "a capped plan stops before the end")
+    assert(positions(f.part(TrimHorizon, ShardEnd)) == held(1 to 2, None))
+  }
+
+  test("a batch task finds its range held, or learns where to go on reading from Kinesis") {
+    val f = feed()
+    f.onPoll(poll(records(1 to 6)), _ => true)
+    assert(positions(f.part(TrimHorizon, at(4))) == held(1 to 4, None))
+    assert(f.part(at(2), at(4)).isEmpty, "the feed does not start there")
+    assert(positions(f.part(TrimHorizon, at(9))) == held(1 to 6, Some(at(6))))
+  }
+
+  test("spill (batch reads): once the buffer is full, records are passed over, never held after a gap") {
+    val f = feed(spill = true)
+    var room = 3 * ShardFeed.accounted(records(1 to 1).head)
+    f.onPoll(poll(records(1 to 5)), size => size <= room)
+    assert(f.state(all, all).last == at(5), "the feed read to 5")
+    room = Long.MaxValue
+    f.onPoll(poll(records(6 to 7)), size => size <= room)
+    assert(positions(f.part(TrimHorizon, at(7))) == held(1 to 3, Some(at(3))))
+  }
+
+  test("idle answers are counted, so the engine can poll an idle shard less often") {
+    val f = feed()
+    f.onPoll(poll(IndexedSeq.empty), _ => true)
+    f.onPoll(poll(IndexedSeq.empty), _ => true)
+    assert(f.idlePolls == 2 && f.caughtUp)
+    f.onPoll(poll(records(1 to 1)), _ => true)
+    assert(f.idlePolls == 0)
+    f.onPoll(poll(IndexedSeq.empty, behind = 10), _ => true)
+    assert(f.idlePolls == 0 && !f.caughtUp, "behind the tip is not idle")
+  }
+
+  test("a failed feed is finished, refuses commits and offers no records") {
+    val f = feed()
+    f.onPoll(poll(records(1 to 2)), _ => true)
+    f.onFailure(new IllegalStateException("boom"))
+    assert(f.finished && f.failed.isDefined && f.commit(at(1)).isEmpty && f.part(TrimHorizon, at(2)).isEmpty)
+  }
+
+  test("the next call asks for what fits in the free buffer at the shard's record size") {
+    val f = feed()
+    assert(f.nextLimit(Long.MaxValue) == 10000 && f.nextLimit(100 * 1024) == 10 && f.nextLimit(0) == 1)
+    assert(f.expectedBytes(1000) == 1000 * ShardFeed.InitialRecordBytesGuess)
+    f.onPoll(poll(IndexedSeq(UserRecord("k", new Array[Byte](1 << 20), "00001", 0, 1))), _ => true)
+    assert(f.expectedBytes(10000) == ShardFeed.MaxResponseBytes, "one response brings at most 10 MiB")
+  }
+}

@@ -1,0 +1,95 @@
+package io.github.sparkkinesis.it
+
+import java.time.Duration
+import java.util.concurrent.atomic.{AtomicBoolean, AtomicLong}
+
+import io.github.sparkkinesis.source.Prefetcher
+import org.apache.spark.sql.DataFrame
+import org.apache.spark.sql.streaming.Trigger
+import org.scalatest.funsuite.AnyFunSuite
+
+/**
+ * The read engine (executors prefetch continuously into a bounded buffer) against the simulator: the buffer bound
+ * holds through a catch-up, fetching goes on while a batch is processed, a stopped query's buffers are freed,
+ * and AvailableNow reads everything before its cut-off however slowly Kinesis answers.
+ */
+class SourceEngineSuite extends AnyFunSuite with SimulatorSourceTest {
+
+  /** Largest value `sample` took while `body` ran, sampled every few milliseconds. */
+  private def peakDuring[T](sample: => Long)(body: => T): (T, Long) = {
+    val peak = new AtomicLong()
+    val running = new AtomicBoolean(true)
+    val sampler = new Thread(() => while (running.get()) { peak.accumulateAndGet(sample, math.max); Thread.sleep(2) })
+    sampler.setDaemon(true)
+    sampler.start()
+    try (body, peak.get()) finally { running.set(false); sampler.join() }
+  }
+
+  private def bigRecords(prefix: String, n: Int, bytes: Int) = (1 to n).map(i => (s"key-${i % 13}", s"$prefix-$i-" + "x" * bytes))
+
+  test("a catch-up holds at most fetchBufferSize (and one response), reads every record once, and frees it all on stop") {
+    val stream = newStreamName("bounded")
+    kinesis.createStream(stream, 2)
+    simulator.admin.quotas(enabled = false)
+    try {
+      val put = kinesis.putAll(stream, bigRecords("b", 600, 10 * 1024)) // about 6 MiB, six times the buffer
+      val collector = new Collector
+      val limit = 1024L * 1024
+      val (_, peak) = peakDuring(Prefetcher.heldBytes) {
+        val query = collector.start(kinesisReader(stream, "initialPosition" -> "trim_horizon", "fetchBufferSize" -> "1m"),
+          newCheckpoint(), Trigger.ProcessingTime(0))
+        try {
+          eventually("the backlog to be read", Duration.ofSeconds(120)) { collector.records.size >= put.size }
+          assert(Prefetcher.feedCount == 2)
+        } finally query.stop()
+        eventually("the stopped query's buffers to be freed", Duration.ofSeconds(5)) {
+          Prefetcher.heldBytes == 0 && Prefetcher.feedCount == 0
+        }
+      }
+      assertExactly(collector.records, put)
+      assert(peak > 0, "records were held")
+      assert(peak <= 2 * limit, s"held $peak bytes with fetchBufferSize=$limit")
+      assert(collector.batchIds.size >= 6, "a full buffer ends a batch: the backlog needs several")
+    } finally simulator.admin.quotas(enabled = true, factor = 1.0)
+  }
+
+  test("fetching goes on while a batch is processed") {
+    val stream = newStreamName("overlap")
+    kinesis.createStream(stream, 1)
+    kinesis.putAll(stream, Seq("k" -> "first"))
+    val callsDuringBatch = new AtomicLong(-1)
+    def calls = simulator.admin.operationCounter("GetRecords", "calls")
+    val df: DataFrame = kinesisReader(stream, "initialPosition" -> "trim_horizon")
+    val query = df.writeStream.option("checkpointLocation", newCheckpoint()).foreachBatch { (batch: DataFrame, id: Long) =>
+      if (id == 0) {
+        batch.collect()
+        val before = calls
+        // The old engine fetched only inside latestOffset: no call could happen while this batch runs.
+        Wait.until("GetRecords calls while the batch is processed", Duration.ofSeconds(20)) { calls >= before + 3 }
+        callsDuringBatch.set(calls - before)
+      }
+    }.start()
+    try eventually("the first batch to end") { callsDuringBatch.get() >= 3 }
+    finally query.stop()
+  }
+
+  test("AvailableNow under a throttling storm reads every record from before its start, and nothing after") {
+    val stream = newStreamName("storm")
+    kinesis.createStream(stream, 2)
+    val before = kinesis.putAll(stream, (1 to 40).map(i => (s"key-${i % 7}", s"before-$i")))
+    simulator.admin.quotas(enabled = true, factor = 0.1) // half a GetRecords call per second per shard
+    try {
+      val collector = new Collector
+      // Five records per call and 100 ms per snapshot: the old engine gave up after five snapshots without progress.
+      val query = collector.start(kinesisReader(stream, "initialPosition" -> "trim_horizon", "maxRecordsPerFetch" -> "5",
+        "maxFetchDuration" -> "100ms"), newCheckpoint(), Trigger.AvailableNow())
+      eventually("reads to be throttled") { simulator.admin.operationCounter("GetRecords", "throttled") >= 1 }
+      simulator.admin.quotas(enabled = false)
+      kinesis.putAll(stream, Seq("late" -> "after the start"))
+      simulator.admin.quotas(enabled = true, factor = 0.1)
+      assert(query.awaitTermination(Duration.ofMinutes(3).toMillis), "AvailableNow did not stop")
+      query.exception.foreach(e => throw e)
+      assertExactly(collector.records, before)
+    } finally simulator.admin.quotas(enabled = true, factor = 1.0)
+  }
+}
