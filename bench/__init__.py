@@ -1,1 +1,2 @@
-"""`make bench`: throughput, quota, latency, scale and memory benchmarks of the connector (docs/benchmarks.md)."""
+"""`make bench`: throughput, quota (against a paced SDK loop too), CPU per record, latency, scale, memory and
+local-cluster re-read benchmarks of the connector (docs/benchmarks.md)."""

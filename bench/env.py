@@ -18,8 +18,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-import boto3
-from botocore.config import Config
+import boto3  # type: ignore[import-untyped]
+from botocore.config import Config  # type: ignore[import-untyped]
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -69,6 +69,25 @@ class Settings:
     scale_seconds: float = 60.0
     sink_quota_seconds: float | None = None
     sink_quota_quick: bool = False
+    #: connector against a raw SDK loop paced to the same quota (bench/paced.py), record sizes as record_sizes
+    paced_shards: list[int] = field(default_factory=lambda: [1, 4, 16, 64])
+    paced_seconds: float = 15.0
+    #: JVM CPU per record, quotas off (bench/cpu.py): shards of the drained stream, records by record size
+    cpu_shards: int = 8
+    cpu_records: dict[int, int] = field(default_factory=lambda: {100: 1_000_000, 1024: 200_000})
+    cpu_warmup_records: int = 20_000
+    #: one wide stream idle then with a record per shard per second (bench/many_shards.py)
+    many_shards: int = 1000
+    many_idle_seconds: float = 30.0
+    many_traffic_seconds: float = 30.0
+    #: a backlog drained by a driver with a 1 GiB heap (bench/memory.py): shards x MiB per shard of 10 KiB records
+    memory_shards: int = 64
+    memory_mib_per_shard: int = 20
+    #: a backlog drained on local-cluster[2,1,1024] (bench/cluster.py); 0 shards skips the section
+    cluster_shards: int = 8
+    cluster_records: int = 160_000
+    #: how long a child Spark driver (memory, cluster) may take before it is killed
+    child_timeout_seconds: float = 1200.0
 
     @classmethod
     def for_mode(cls, mode: str, repetitions: int | None = None) -> Settings:
@@ -76,12 +95,18 @@ class Settings:
             s = cls(mode=mode, repetitions=1, read_shards=[1], record_sizes=[100], read_records={100: 400},
                     write_records={100: 400}, boto3_seconds=1.0, quota_shards=[1], quota_seconds=2.0,
                     latency_seconds=3.0, latency_rate=50, scale_shards=[10], scale_seconds=4.0,
-                    sink_quota_quick=True)
+                    sink_quota_quick=True, paced_shards=[1], paced_seconds=2.0, cpu_shards=1,
+                    cpu_records={100: 2_000}, cpu_warmup_records=500, many_shards=10, many_idle_seconds=3.0,
+                    many_traffic_seconds=4.0, memory_shards=4, memory_mib_per_shard=1, cluster_shards=2,
+                    cluster_records=2_000, child_timeout_seconds=300.0)
         elif mode == "quick":
             s = cls(mode=mode, repetitions=1, read_shards=[1, 4], read_records={100: 100_000, 1024: 25_000},
                     write_records={100: 50_000, 1024: 15_000}, boto3_seconds=4.0, quota_shards=[2],
                     quota_seconds=15.0, latency_seconds=10.0, scale_shards=[10, 100], scale_seconds=25.0,
-                    sink_quota_quick=True)
+                    sink_quota_quick=True, paced_shards=[1, 4], cpu_shards=4,
+                    cpu_records={100: 300_000, 1024: 60_000}, many_shards=100, many_idle_seconds=10.0,
+                    many_traffic_seconds=15.0, memory_shards=8, memory_mib_per_shard=4, cluster_records=40_000,
+                    child_timeout_seconds=600.0)
         else:
             s = cls()
         if repetitions is not None:
@@ -89,10 +114,13 @@ class Settings:
         return s
 
     def as_dict(self) -> dict[str, Any]:
-        d = asdict(self)
-        d["read_records"] = {str(k): v for k, v in self.read_records.items()}
-        d["write_records"] = {str(k): v for k, v in self.write_records.items()}
-        return d
+        """JSON-ready: record-size keys become strings."""
+        def json_keys(value: Any) -> Any:
+            if isinstance(value, dict) and all(isinstance(k, int) for k in value):
+                return {str(k): v for k, v in value.items()}
+            return value
+
+        return {key: json_keys(value) for key, value in asdict(self).items()}
 
 
 def wait_for(condition: Callable[[], bool], timeout: float, what: str, interval: float = 0.05) -> None:
@@ -136,15 +164,19 @@ class Simulator:
                  ["StreamStatus"] == "ACTIVE", 60, f"stream {name} to be ACTIVE")
         return name
 
-    def shard_ids(self, stream: str) -> list[str]:
-        ids: list[str] = []
+    def shards(self, stream: str) -> list[dict[str, Any]]:
+        """Every shard as ListShards describes it (id, hash key range, ...), all pages."""
+        shards: list[dict[str, Any]] = []
         kwargs: dict[str, Any] = {"StreamName": stream}
         while True:
             page = self.client.list_shards(**kwargs)
-            ids.extend(s["ShardId"] for s in page["Shards"])
+            shards.extend(page["Shards"])
             if not page.get("NextToken"):
-                return ids
+                return shards
             kwargs = {"NextToken": page["NextToken"]}
+
+    def shard_ids(self, stream: str) -> list[str]:
+        return [s["ShardId"] for s in self.shards(stream)]
 
     def delete(self, stream: str) -> None:
         """Frees the simulator's memory (it keeps every record) before the next shape."""
@@ -163,22 +195,49 @@ class Simulator:
 
 @contextmanager
 def own_simulator() -> Iterator[Simulator]:
-    """A simulator for the whole run, quotas off, with heap for the prefilled backlogs."""
-    os.environ.setdefault("KINESIS_SIMULATOR_JAVA_OPTS", "-Xmx3g")
+    """A simulator for the whole run, quotas off, with heap for the prefilled backlogs (the paced-read section
+    keeps up to about 3 GiB of records for its 64-shard shapes)."""
+    os.environ.setdefault("KINESIS_SIMULATOR_JAVA_OPTS", "-Xmx6g")
     with launched(SimulatorLauncher(), "bench-simulator-", "--quotas", "off") as endpoint:
         yield Simulator(endpoint)
 
 
-def spark_session(app: str = "spark-kinesis-bench") -> Any:
-    """local[2] with the connector jar from the Python package; an existing session (pytest's) is reused."""
+#: progress entries a query keeps (Spark's default 100): a long AvailableNow drain must not drop its early batches
+RECENT_PROGRESS = "10000"
+
+
+def session_builder(master: str = "local[2]", app: str = "spark-kinesis-bench", driver_memory: str = "2g") -> Any:
+    """The bench's session settings with the connector jar from the Python package on spark.jars. The driver's
+    memory and the master only take effect when this builder starts the JVM (a new process)."""
     from pyspark.sql import SparkSession
 
-    from pyspark_kinesis import configure_spark
+    # An editable install (a path hook) mypy cannot follow; with MYPYPATH=python it can.
+    from pyspark_kinesis import configure_spark  # type: ignore[import-not-found, unused-ignore]
 
-    builder = (SparkSession.builder.master("local[2]").appName(app).config("spark.ui.enabled", "false")
+    builder = (SparkSession.builder.master(master).appName(app).config("spark.ui.enabled", "false")
                .config("spark.sql.shuffle.partitions", "2").config("spark.ui.showConsoleProgress", "false")
-               .config("spark.driver.memory", "2g"))
-    return configure_spark(builder).getOrCreate()
+               .config("spark.driver.memory", driver_memory)
+               .config("spark.sql.streaming.numRecentProgressUpdates", RECENT_PROGRESS))
+    return configure_spark(builder)
+
+
+def spark_session(app: str = "spark-kinesis-bench") -> Any:
+    """local[2] with the connector jar from the Python package; an existing session (pytest's) is reused."""
+    return session_builder(app=app).getOrCreate()
+
+
+@contextmanager
+def sql_conf(spark: Any, key: str, value: str) -> Iterator[None]:
+    """A runtime SQL setting for the duration of a block; the previous value (or none) comes back after it."""
+    previous = spark.conf.get(key, None)
+    spark.conf.set(key, value)
+    try:
+        yield
+    finally:
+        if previous is None:
+            spark.conf.unset(key)
+        else:
+            spark.conf.set(key, previous)
 
 
 def source_options(endpoint: str, stream: str, **extra: str) -> dict[str, str]:

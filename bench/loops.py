@@ -22,6 +22,19 @@ from bench.env import REGION, median
 SHADED_SDK = "io.github.sparkkinesis.shaded.software.amazon.awssdk"
 BATCH = 500
 FETCH_LIMIT = 10_000
+#: every partition key the raw writer sends has this many characters ("key-SS-III"), so a record's size as Kinesis
+#: counts it against the quotas (data + partition key) is known without looking at the record
+KEY_CHARS = 10
+
+
+def partition_key(salt: int, index: int) -> str:
+    """A fixed-width key: `salt` < 100 and `index` < 1000 (requests hold at most 500 records)."""
+    return f"key-{salt:02d}-{index:03d}"
+
+
+def quota_bytes_per_record(record_bytes: int) -> int:
+    """What one record written by `JvmSdk.write` counts against a shard's read quota: payload + partition key."""
+    return record_bytes + KEY_CHARS
 
 
 @dataclass
@@ -67,6 +80,7 @@ class JvmSdk:
 
     def __init__(self, spark: Any, endpoint: str) -> None:
         self.jvm = spark.sparkContext._jvm
+        self._classes: dict[str, Any] = {}
         sdk = self.sdk
         credentials = sdk("auth.credentials.StaticCredentialsProvider").create(
             sdk("auth.credentials.AwsBasicCredentials").create("test", "test"))
@@ -80,8 +94,11 @@ class JvmSdk:
         self.client.listStreams()
 
     def sdk(self, name: str) -> Any:
-        """A class of the relocated SDK, e.g. sdk("core.SdkBytes")."""
-        return _jclass(self.jvm, f"{SHADED_SDK}.{name}")
+        """A class of the relocated SDK, e.g. sdk("core.SdkBytes"). Cached: resolving a dotted name through py4j
+        costs a round trip per package segment, which a loop must not pay on every call."""
+        if name not in self._classes:
+            self._classes[name] = _jclass(self.jvm, f"{SHADED_SDK}.{name}")
+        return self._classes[name]
 
     def model(self, name: str) -> Any:
         return self.sdk(f"services.kinesis.model.{name}")
@@ -95,7 +112,7 @@ class JvmSdk:
         entries = self.jvm.java.util.ArrayList()
         entry = self.model("PutRecordsRequestEntry")
         for i in range(count):
-            entries.add(entry.builder().partitionKey(f"key-{salt}-{i}").data(data).build())
+            entries.add(entry.builder().partitionKey(partition_key(salt, i)).data(data).build())
         return self.model("PutRecordsRequest").builder().streamName(stream).records(entries).build()
 
     def write(self, stream: str, records: int, record_bytes: int, threads: int = 2) -> Rate:
@@ -131,17 +148,25 @@ class JvmSdk:
         return Rate(stored[0], time.perf_counter() - start, record_bytes)
 
     # --- reading -------------------------------------------------------------------------------------------------
+    def trim_horizon_iterator(self, stream: str, shard_id: str) -> Any:
+        request = (self.model("GetShardIteratorRequest").builder().streamName(stream)
+                   .shardId(shard_id).shardIteratorType("TRIM_HORIZON").build())
+        return self.client.getShardIterator(request).shardIterator()
+
+    def get_records(self, iterator: Any) -> Any:
+        """One GetRecords of up to 10,000 records: about ten py4j round trips with the caller's reading of the
+        response, whatever the number of records it carries."""
+        return self.client.getRecords(
+            self.model("GetRecordsRequest").builder().shardIterator(iterator).limit(FETCH_LIMIT).build())
+
     def drain(self, stream: str, shard_ids: list[str], record_bytes: int, threads: int = 4) -> Rate:
         """GetRecords (Limit 10,000) over every shard from TRIM_HORIZON to the tip, shards spread over threads."""
         counts = [0] * len(shard_ids)
 
         def read(index: int) -> None:
-            request = (self.model("GetShardIteratorRequest").builder().streamName(stream)
-                       .shardId(shard_ids[index]).shardIteratorType("TRIM_HORIZON").build())
-            iterator = self.client.getShardIterator(request).shardIterator()
+            iterator = self.trim_horizon_iterator(stream, shard_ids[index])
             while iterator is not None:
-                response = self.client.getRecords(
-                    self.model("GetRecordsRequest").builder().shardIterator(iterator).limit(FETCH_LIMIT).build())
+                response = self.get_records(iterator)
                 n = int(response.records().size())
                 counts[index] += n
                 if n == 0 and int(response.millisBehindLatest()) == 0:

@@ -1,6 +1,7 @@
 """Under the simulator's AWS quotas: the source's read rate as a fraction of the shards' aggregate read quota
-(2 MiB/s and 5 GetRecords/s per shard) with the throttled-call fraction from the simulator's counters; and the
-sink's write-under-quota runs, measured by the JVM program `SinkQuotaBench` and folded in here."""
+(2 MiB/s and 5 GetRecords/s per shard) with the throttled-call fraction from the simulator's counters
+(`served_window`, which bench/paced.py uses for its paced SDK loop too); and the sink's write-under-quota runs,
+measured by the JVM program `SinkQuotaBench` and folded in here."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import shlex
 import subprocess
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +24,8 @@ SINK_QUOTA_CLASS = "io.github.sparkkinesis.it.bench.SinkQuotaBench"
 SINK_QUOTA_SOURCE = "integration-tests/src/test/scala/io/github/sparkkinesis/it/bench/SinkQuotaBench.scala"
 
 
-def _window(sim: Simulator, stream: str) -> dict[str, float]:
+def read_counters(sim: Simulator, stream: str) -> dict[str, float]:
+    """The stream's read counters (summed over its shards) and when they were read."""
     c = sim.stream_counters(stream)
     return {k: float(c.get(k, 0)) for k in ("getRecordsBytes", "getRecordsCalls", "throttledGetRecordsCalls",
                                              "getRecordsRecords")} | {"t": time.monotonic()}
@@ -57,6 +60,71 @@ def call_aligned_rate(samples: list[tuple[float, dict[str, float]]]) -> tuple[fl
     return total, corrected
 
 
+def served_window(sim: Simulator, stream: str, shards: int, seconds: float, warmup: float,
+                  before: dict[str, float], failure: Callable[[], Any]) -> dict[str, Any]:
+    """What the simulator served to the one reader now on `stream`: from the reader's first GetRecords (counters
+    past `before`, taken just before it started), a warm-up, then a window of `seconds` sampled ten times a second
+    (see `call_aligned_rate`). `failure` says whether the reader broke (checked while waiting for its first call).
+    Every reader measured under quota goes through here, so they are all measured the same way."""
+
+    def started() -> bool:
+        return read_counters(sim, stream)["getRecordsBytes"] > before["getRecordsBytes"] or failure() is not None
+
+    wait_for(started, 120, "the reader's first GetRecords")
+    if failure() is not None:
+        raise RuntimeError(f"the reader failed before its first GetRecords: {failure()}")
+    time.sleep(warmup)  # a measurement window, not a wait for a condition
+    first = read_counters(sim, stream)
+    samples = [(time.monotonic(), _shard_bytes(sim, stream))]
+    end = samples[0][0] + seconds
+    while time.monotonic() < end:  # 10 samples a second over the window: when each shard's calls landed
+        time.sleep(0.1)
+        samples.append((time.monotonic(), _shard_bytes(sim, stream)))
+    last = read_counters(sim, stream)
+    return window_figures(shards, first, last, samples) | {
+        "recordsServedSinceStart": int(last["getRecordsRecords"] - before["getRecordsRecords"])}
+
+
+def window_figures(shards: int, first: dict[str, float], last: dict[str, float],
+                   samples: list[tuple[float, dict[str, float]]]) -> dict[str, Any]:
+    elapsed = last["t"] - first["t"]
+    delta = {k: last[k] - first[k] for k in first if k != "t"}
+    calls = delta["getRecordsCalls"]
+    rate, corrected = call_aligned_rate(samples)
+    return {
+        "seconds": round(elapsed, 2),
+        # The plain window is the headline: unbiased, its error (a call at each end) evens out over repetitions;
+        # the call-aligned figure is kept beside it (it reads high when a source fetches in bursts).
+        "mibPerSecond": round(delta["getRecordsBytes"] / elapsed / 1024 / 1024, 3),
+        "fractionOfByteQuota": round(delta["getRecordsBytes"] / elapsed / (shards * READ_QUOTA_BYTES), 3),
+        "callAlignedFractionOfByteQuota": round(rate / (shards * READ_QUOTA_BYTES), 3),
+        "shardsCallAligned": corrected,
+        "getRecordsPerShardPerSecond": round(calls / elapsed / shards, 2),
+        "fractionOfCallQuota": round(calls / elapsed / (shards * READ_QUOTA_CALLS), 3),
+        "throttledFraction": round(delta["throttledGetRecordsCalls"] / calls, 4) if calls else None,
+        "getRecordsCalls": int(calls), "throttledGetRecordsCalls": int(delta["throttledGetRecordsCalls"]),
+    }
+
+
+def connector_window(spark: Any, sim: Simulator, stream: str, shards: int, seconds: float, warmup: float,
+                     options: dict[str, str]) -> dict[str, Any]:
+    """A streaming query (default trigger, into `noop`) reading `stream` from TRIM_HORIZON, measured by
+    `served_window` and stopped after it."""
+    reader = spark.readStream.format("kinesis").options(
+        **source_options(sim.endpoint, stream, initialPosition="trim_horizon", **options)).load()
+    with tempfile.TemporaryDirectory(prefix="bench-quota-cp-") as checkpoint:
+        before = read_counters(sim, stream)
+        query = reader.writeStream.format("noop").option("checkpointLocation", checkpoint).start()
+        try:
+            result = served_window(sim, stream, shards, seconds, warmup, before, query.exception)
+            failure = query.exception()
+        finally:
+            query.stop()
+    if failure is not None:
+        raise RuntimeError(f"read query failed under quota: {failure}")
+    return result
+
+
 def read_under_quota(spark: Any, sim: Simulator, sdk: JvmSdk, shards: int, record_bytes: int, seconds: float,
                      options: dict[str, str]) -> dict[str, Any]:
     """A backlog larger than the quota lets through in the window, read by a streaming query (default trigger)
@@ -67,47 +135,15 @@ def read_under_quota(spark: Any, sim: Simulator, sdk: JvmSdk, shards: int, recor
     backlog = int(shards * READ_QUOTA_BYTES * (seconds + warmup + 5) * 1.1 / record_bytes)
     sim.quotas(False)
     stream = sim.new_stream(shards, "bench-quota")
-    sdk.write(stream, backlog, record_bytes, threads=4)
-    sim.quotas(True)
-    loads = load()
-    reader = spark.readStream.format("kinesis").options(
-        **source_options(sim.endpoint, stream, initialPosition="trim_horizon", **options)).load()
-    with tempfile.TemporaryDirectory(prefix="bench-quota-cp-") as checkpoint:
-        query = reader.writeStream.format("noop").option("checkpointLocation", checkpoint).start()
-        try:
-            wait_for(lambda: _window(sim, stream)["getRecordsBytes"] > 0, 120, "the source's first GetRecords")
-            time.sleep(warmup)  # a measurement window, not a wait for a condition
-            first = _window(sim, stream)
-            samples = [(time.monotonic(), _shard_bytes(sim, stream))]
-            end = samples[0][0] + seconds
-            while time.monotonic() < end:  # 10 samples a second over the window: when each shard's calls landed
-                time.sleep(0.1)
-                samples.append((time.monotonic(), _shard_bytes(sim, stream)))
-            last = _window(sim, stream)
-            failure = query.exception()
-        finally:
-            query.stop()
-    sim.quotas(False)
-    sim.delete(stream)
-    if failure is not None:
-        raise RuntimeError(f"read query failed under quota: {failure}")
-    elapsed = last["t"] - first["t"]
-    delta = {k: last[k] - first[k] for k in first if k != "t"}
-    calls = delta["getRecordsCalls"]
-    rate, corrected = call_aligned_rate(samples)
-    return {
-        "shards": shards, "recordBytes": record_bytes, "seconds": round(elapsed, 2), "backlogRecords": backlog,
-        # The plain window is the headline: unbiased, its error (a call at each end) evens out over repetitions;
-        # the call-aligned figure is kept beside it (it reads high when a source fetches in bursts).
-        "mibPerSecond": round(delta["getRecordsBytes"] / elapsed / 1024 / 1024, 3),
-        "fractionOfByteQuota": round(delta["getRecordsBytes"] / elapsed / (shards * READ_QUOTA_BYTES), 3),
-        "callAlignedFractionOfByteQuota": round(rate / (shards * READ_QUOTA_BYTES), 3),
-        "shardsCallAligned": corrected,
-        "getRecordsPerShardPerSecond": round(calls / elapsed / shards, 2),
-        "fractionOfCallQuota": round(calls / elapsed / (shards * READ_QUOTA_CALLS), 3),
-        "throttledFraction": round(delta["throttledGetRecordsCalls"] / calls, 4) if calls else None,
-        "getRecordsCalls": int(calls), "throttledGetRecordsCalls": int(delta["throttledGetRecordsCalls"]), **loads,
-    }
+    try:
+        sdk.write(stream, backlog, record_bytes, threads=4)
+        sim.quotas(True)
+        loads = load()
+        result = connector_window(spark, sim, stream, shards, seconds, warmup, options)
+    finally:
+        sim.quotas(False)
+        sim.delete(stream)
+    return {"shards": shards, "recordBytes": record_bytes, "backlogRecords": backlog, **result, **loads}
 
 
 def run_read(spark: Any, sim: Simulator, settings: Settings) -> dict[str, Any]:

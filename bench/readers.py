@@ -9,26 +9,8 @@ import time
 from typing import Any
 
 from bench.env import Settings, Simulator, load, median, source_options
+from bench.jvmstats import HeapPeaks
 from bench.loops import JvmSdk, Rate, boto3_drain, compare, rate_dict
-
-
-class HeapPeaks:
-    """Peak heap of the driver JVM from its MemoryPoolMXBeans (reset before a run, read after it).
-
-    The sum of each heap pool's own peak is an upper bound of the heap's true peak (pools peak at different
-    moments); in local mode that JVM is the driver and the executor at once."""
-
-    def __init__(self, spark: Any) -> None:
-        factory = spark.sparkContext._jvm.java.lang.management.ManagementFactory
-        self.pools = [p for p in factory.getMemoryPoolMXBeans() if str(p.getType().name()) == "HEAP"]
-        self.max_heap = int(factory.getMemoryMXBean().getHeapMemoryUsage().getMax())
-
-    def reset(self) -> None:
-        for pool in self.pools:
-            pool.resetPeakUsage()
-
-    def peak_mib(self) -> float:
-        return sum(int(p.getPeakUsage().getUsed()) for p in self.pools) / 1024 / 1024
 
 
 def connector_drain(spark: Any, endpoint: str, stream: str, record_bytes: int, timeout: float = 900) -> dict[str, Any]:

@@ -42,8 +42,8 @@ def progress(name: str, query: Any) -> str:
         return f"{name}: starting"
     line = f"{name}: batch {p['batchId']}, {p['numInputRows']} rows in, {p.get('inputRowsPerSecond', 0):.0f} rows/s"
     metrics = p["sources"][0].get("metrics", {}) if p.get("sources") else {}
-    if "maxMillisBehindLatest" in metrics:
-        line += f", {metrics['maxMillisBehindLatest']} ms behind the tip"
+    if "maxMsBehindLatest" in metrics:
+        line += f", {metrics['maxMsBehindLatest']} ms behind the tip"
     return line
 
 

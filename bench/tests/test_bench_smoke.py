@@ -1,12 +1,12 @@
 """Keeps `make bench` from rotting: the harness in smoke mode (1 shard, a few hundred records, 1 repetition, no
-plots) against the session's simulator and Spark session. Checks that every section is there with sane numbers;
-no timing is asserted."""
+plots) against the session's simulator and Spark session; the memory and local-cluster sections start driver
+processes of their own. Checks that every section is there with sane numbers; no timing is asserted."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from bench.env import Settings, Simulator, spark_session
 from bench.run import SECTIONS, run_benchmarks
@@ -49,7 +49,41 @@ def test_smoke_run_writes_every_section(simulator_admin: SimulatorAdmin, tmp_pat
     [scale] = results["scale"]["runs"]
     assert scale["shards"] == 10 and scale["traffic"]["listShardsPerMinute"] >= 0
 
+    _check_source_engine_sections(results, settings)
+
     assert {t["verdict"] for t in results["targets"]} <= {"PASS", "MISS", "NOT RUN"}
     summary = (tmp_path / f"{results['date']}-smoke.md").read_text()
     assert "## Targets" in summary and "Read throughput" in summary
     assert (tmp_path / "benchmarks.md").read_text().startswith("# Benchmarks")
+
+
+def _check_source_engine_sections(results: dict[str, Any], settings: Settings) -> None:
+    """The sections the source read engine is judged by: each ran its smoke shape and measured something."""
+    [paced] = results["pacedRead"]["shapes"]
+    assert (paced["shards"], paced["recordBytes"]) == (1, 100)
+    for reader in ("connector", "pacedSdk"):
+        run = paced[reader]["median"]
+        assert run["getRecordsCalls"] > 0 and run["mibPerSecond"] > 0, (reader, run)
+        assert 0 <= run["throttledFraction"] <= 1 and run["recordsServedSinceStart"] > 0
+    assert paced["pacedSdk"]["median"]["loop"]["calls"] > 0 and paced["ratioToPacedSdk"] is not None
+
+    [cpu] = results["cpuPerRecord"]["shapes"]
+    for reader in ("connector", "rawSdk"):
+        [run] = cpu[reader]["runs"]
+        assert run["records"] == settings.cpu_records[100] and run["jvmCpuSeconds"] >= 0, (reader, run)
+    assert results["cpuPerRecord"]["backgroundCpuPerSecond"] >= 0
+
+    many = results["manyShards"]
+    assert many["shards"] == settings.many_shards and many["startSeconds"] >= 0
+    assert many["idle"]["cpu"]["wallSeconds"] >= settings.many_idle_seconds and many["idle"]["cpu"]["cpuSeconds"] >= 0
+    assert many["traffic"]["recordsSent"] > 0 and many["traffic"]["recordsMissing"] == 0, many["traffic"]
+
+    memory = results["memory"]
+    assert memory["completed"], memory["child"]
+    assert memory["child"]["records"] == memory["recordsInStream"] == memory["storedRecords"] > 0
+    assert 0 < memory["child"]["heapPeakMiB"] and memory["child"]["maxHeapMiB"] <= 1100  # the child's 1 GiB heap
+
+    cluster = results["localCluster"]
+    assert cluster["completed"], cluster["child"]
+    assert cluster["child"]["records"] == settings.cluster_records
+    assert cluster["servedBytes"] >= cluster["storedBytes"] > 0 and cluster["servedToStored"] >= 1.0

@@ -63,3 +63,101 @@ def test_read_rate_under_quota_counts_each_call_with_the_wait_it_bought() -> Non
     samples = [(t / 10, {"s0": float(mib * (1 + t // 5))}) for t in range(0, 151)]
     rate, corrected = call_aligned_rate(samples)
     assert corrected == 0 and abs(rate - 2 * mib) < 0.01 * mib
+
+
+def _paced_shape(shards: int, connector: float, paced: float, exhausted: bool = False) -> dict[str, Any]:
+    from bench.paced import summarize
+
+    def run(fraction: float) -> dict[str, Any]:
+        return {"fractionOfByteQuota": fraction, "callAlignedFractionOfByteQuota": fraction,
+                "getRecordsPerShardPerSecond": 2.0, "throttledFraction": 0.0, "backlogExhausted": exhausted}
+
+    return summarize(shards, 100, 1000, False, 1.0, {"connector": [run(connector)], "pacedSdk": [run(paced)]})
+
+
+def _engine_results() -> dict[str, Any]:
+    """The source read engine's sections as they write them (hand-made figures)."""
+    results = _results()
+    results["pacedRead"] = {"seconds": 15.0, "shapes": [
+        _paced_shape(1, 0.98, 0.99), _paced_shape(4, 0.90, 0.99), _paced_shape(64, 0.50, 0.60),
+        _paced_shape(16, 0.99, 0.99, exhausted=True)]}
+    results["cpuPerRecord"] = {"backgroundCpuPerSecond": 0.02, "shapes": [
+        {"recordBytes": 100, "shards": 8, "recordsInStream": 1000, "ratioToRawSdk": 1.2,
+         "connector": {"cpuMicrosPerRecord": 1.2, "backgroundAdjustedMicrosPerRecord": 1.1},
+         "rawSdk": {"cpuMicrosPerRecord": 1.0, "backgroundAdjustedMicrosPerRecord": 0.9}},
+        {"recordBytes": 1024, "shards": 8, "recordsInStream": 1000, "ratioToRawSdk": 2.0,
+         "connector": {"cpuMicrosPerRecord": 4.0, "backgroundAdjustedMicrosPerRecord": 3.9},
+         "rawSdk": {"cpuMicrosPerRecord": 2.0, "backgroundAdjustedMicrosPerRecord": 1.9}}]}
+    duration = {"median": 120.0, "p95": 200.0, "max": 250.0, "n": 28}
+    results["manyShards"] = {
+        "shards": 1000, "startSeconds": 3.0, "sparkAloneCpu": {"fractionOfOneCore": 0.01, "wallSeconds": 10.0},
+        "idle": {"triggerExecutionMs": duration, "latestOffsetMs": duration, "getRecordsPerMinute": 60.0,
+                 "listShardsPerMinute": 60.0, "getShardIteratorPerMinute": 0.0,
+                 "cpu": {"fractionOfOneCore": 0.08, "wallSeconds": 30.0, "cpuSeconds": 2.4}},
+        "traffic": {"recordsPerSecond": 1000, "recordsSent": 30000, "recordsMissing": 0, "triggerExecutionMs": None,
+                    "ms": {"p50": 400.0, "p95": 700.0, "p99": 900.0, "max": 990.0}}}
+    results["memory"] = {"shards": 64, "mibPerShard": 20, "recordBytes": 10240, "driverMemory": "1g",
+                         "master": "local[2]", "recordsInStream": 131072, "completed": True,
+                         "child": {"records": 131072, "seconds": 80.0, "maxHeapMiB": 1024.0, "heapPeakMiB": 900.0,
+                                   "liveAfterGcMaxMiB": 300.0, "fetchBufferSize": None, "error": None}}
+    results["localCluster"] = {"master": "local-cluster[2,1,1024]", "shards": 8, "recordsInStream": 160000,
+                               "storedBytes": 170 * 1024 * 1024, "servedBytes": 180 * 1024 * 1024,
+                               "servedToStored": 1.0588, "getRecordsCalls": 100, "completed": True,
+                               "child": {"reReadRanges": 3, "batches": 4, "error": None}}
+    return results
+
+
+def _verdicts(rows: list[dict[str, Any]], prefix: str) -> list[str]:
+    return [r["verdict"] for r in rows if r["target"].startswith(prefix)]
+
+
+def test_paced_read_targets_judge_the_ratio_and_the_quota_where_the_paced_loop_reaches_it() -> None:
+    rows = targets(_engine_results())
+    # 1 shard passes both; 4 shards: ratio 0.91 misses, quota 0.90 misses; 64 shards: ratio 0.83 misses, the
+    # quota target is not judged (paced loop 0.60); 16 shards: the backlog ran out, neither is judged.
+    assert _verdicts(rows, "read under quota ≥ 0.95×") == ["PASS", "MISS", "MISS", "NOT RUN"]
+    assert _verdicts(rows, "read ≥ 0.97 of quota") == ["PASS", "MISS", "NOT RUN", "NOT RUN"]
+    assert not [r for r in rows if r["target"].startswith("read ≥ 0.9× raw SDK")]  # the old target is gone
+
+
+def test_engine_targets_for_cpu_scale_memory_and_cluster() -> None:
+    rows = targets(_engine_results())
+    assert _verdicts(rows, "CPU per record") == ["PASS", "MISS"]
+    assert _verdicts(rows, "idle trigger median") == ["PASS"]
+    assert _verdicts(rows, "idle driver CPU") == ["MISS"]  # 8 % of a core
+    assert _verdicts(rows, "p50 put→row") == ["PASS"]
+    assert _verdicts(rows, "backlog drained with a 1 GiB") == ["PASS"]
+    assert _verdicts(rows, "GetRecords bytes ≤ 1.05×") == ["MISS"]  # 1.0588
+
+
+def test_engine_targets_are_not_run_without_their_sections() -> None:
+    rows = targets(_results())
+    for prefix in ("read under quota", "CPU per record", "idle trigger", "idle driver CPU", "p50 put→row",
+                   "backlog drained", "GetRecords bytes"):
+        assert set(_verdicts(rows, prefix)) == {"NOT RUN"}, prefix
+
+
+def test_summary_has_the_engine_sections() -> None:
+    results = _engine_results()
+    results["targets"] = targets(results)
+    text = markdown(results, {})
+    for title in ("## Read under quota: connector vs a paced SDK loop", "## CPU per record (quotas off)",
+                  "## Many shards (1000 shards, quotas on)", "## Memory: a backlog drained with a 1g driver heap",
+                  "## Re-reads on local-cluster[2,1,1024]"):
+        assert title in text, title
+    assert "| 100 B | 1 | 0.98 (0.98) | 0.99 (0.99) | 0.990 |" in text
+    assert "| 64 × 20 | 10 KiB | yes | 131,072 of 131,072 |" in text
+
+
+def test_progress_summary_reads_the_new_metric_names() -> None:
+    from bench.child import progress_summary
+
+    progress = [{"numInputRows": 10, "sources": [{"metrics": {"fetchBufferSize": "268435456",
+                                                              "totalPrefetchedBytes": "1000", "reReadRanges": "1"}}]},
+                {"numInputRows": 0, "sources": [{"metrics": {"fetchBufferSize": "268435456",
+                                                             "totalPrefetchedBytes": "5000", "reReadRanges": "0"}}]}]
+    summary = progress_summary(progress)
+    assert summary["records"] == 10 and summary["batches"] == 1
+    assert summary["fetchBufferSize"] == 268435456 and summary["maxTotalPrefetchedBytes"] == 5000
+    assert summary["reReadRanges"] == 1
+    assert progress_summary([{"numInputRows": 3, "sources": [{"metrics": {}}]}])["fetchBufferSize"] is None

@@ -1,0 +1,104 @@
+"""CPU per record, quotas off: the driver JVM's process CPU time (`jvmstats.ProcessCpu`) divided by the records
+read, for the connector draining a backlog (`readers.connector_drain`: an AvailableNow query into `noop`) and
+for the raw unpaced SDK loop (`JvmSdk.drain`) over the same stream.
+
+The simulator runs in its own process, so the driver JVM's CPU is the reader's: in local mode it holds Spark's
+driver and executor, the connector's SDK clients and the raw loop's. The connector's figure includes what its
+query costs to start and stop (planning, checkpoint files), spread over the records; the raw loop's includes
+py4j's server side, a few round trips per GetRecords of up to 10,000 records (per call, not per record). The
+Python side of the raw loop is not JVM CPU; it is recorded beside (`pythonCpuSeconds`). A background figure
+(the JVM's CPU per second with nothing running) gives an adjusted figure too; the target uses the plain one."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from bench.env import RECENT_PROGRESS, Settings, Simulator, load, median, sql_conf
+from bench.jvmstats import ProcessCpu
+from bench.loops import JvmSdk, Rate
+from bench.readers import connector_drain
+
+#: how long the idle JVM is watched for its background CPU
+BACKGROUND_SECONDS = 5.0
+
+
+def background_cpu(cpu: ProcessCpu, seconds: float) -> float:
+    """CPU seconds per wall second the JVM spends with no query and no loop running (heartbeats, GC, timers)."""
+    c0, t0 = cpu.seconds(), time.monotonic()
+    time.sleep(seconds)  # an observation window
+    return (cpu.seconds() - c0) / (time.monotonic() - t0)
+
+
+def timed(cpu: ProcessCpu, read: Callable[[], Rate], background: float) -> dict[str, Any]:
+    """One read with the JVM's and this Python process's CPU time around it."""
+    jvm0, py0 = cpu.seconds(), time.process_time()
+    rate = read()
+    jvm, python = cpu.seconds() - jvm0, time.process_time() - py0
+    per_record = 1e6 / rate.records if rate.records else float("nan")
+    return {"records": rate.records, "seconds": round(rate.seconds, 3), "jvmCpuSeconds": round(jvm, 3),
+            "cpuMicrosPerRecord": round(jvm * per_record, 3),
+            "backgroundAdjustedMicrosPerRecord": round(max(0.0, jvm - background * rate.seconds) * per_record, 3),
+            "pythonCpuSeconds": round(python, 3), **load()}
+
+
+def _contenders(spark: Any, sim: Simulator, sdk: JvmSdk, stream: str, record_bytes: int
+                ) -> dict[str, Callable[[], Rate]]:
+    shard_ids = sim.shard_ids(stream)
+    return {"connector": lambda: connector_drain(spark, sim.endpoint, stream, record_bytes)["rate"],
+            "rawSdk": lambda: sdk.drain(stream, shard_ids, record_bytes)}
+
+
+def warm_up(spark: Any, sim: Simulator, sdk: JvmSdk, records: int) -> None:
+    """One unmeasured read by each contender, so neither pays for loading and JIT-compiling its code."""
+    stream = sim.new_stream(1, "bench-cpu-warmup")
+    try:
+        sdk.write(stream, records, 100, threads=2)
+        for read in _contenders(spark, sim, sdk, stream, 100).values():
+            read()
+    finally:
+        sim.delete(stream)
+
+
+def measure(spark: Any, sim: Simulator, sdk: JvmSdk, cpu: ProcessCpu, shards: int, record_bytes: int,
+            records: int, repetitions: int, background: float) -> dict[str, Any]:
+    stream = sim.new_stream(shards, "bench-cpu")
+    runs: dict[str, list[dict[str, Any]]] = {"connector": [], "rawSdk": []}
+    try:
+        sdk.write(stream, records, record_bytes, threads=2)
+        contenders = _contenders(spark, sim, sdk, stream, record_bytes)
+        for _ in range(repetitions):
+            for name, read in contenders.items():
+                runs[name].append(timed(cpu, read, background))
+    finally:
+        sim.delete(stream)
+    out: dict[str, Any] = {"recordBytes": record_bytes, "shards": shards, "recordsInStream": records}
+    for name, rs in runs.items():
+        out[name] = {"cpuMicrosPerRecord": median([r["cpuMicrosPerRecord"] for r in rs]),
+                     "backgroundAdjustedMicrosPerRecord": median([r["backgroundAdjustedMicrosPerRecord"] for r in rs]),
+                     "runs": rs}
+    raw = out["rawSdk"]["cpuMicrosPerRecord"]
+    out["ratioToRawSdk"] = round(out["connector"]["cpuMicrosPerRecord"] / raw, 3) if raw else None
+    return out
+
+
+def run(spark: Any, sim: Simulator, settings: Settings) -> dict[str, Any]:
+    sdk = JvmSdk(spark, sim.endpoint)
+    cpu = ProcessCpu(spark)
+    try:
+        sim.quotas(False)
+        with sql_conf(spark, "spark.sql.streaming.numRecentProgressUpdates", RECENT_PROGRESS):
+            warm_up(spark, sim, sdk, settings.cpu_warmup_records)
+            background = background_cpu(cpu, BACKGROUND_SECONDS)
+            shapes = []
+            for record_bytes in settings.record_sizes:
+                shape = measure(spark, sim, sdk, cpu, settings.cpu_shards, record_bytes,
+                                settings.cpu_records[record_bytes], settings.repetitions, background)
+                shapes.append(shape)
+                print(f"  CPU per record {record_bytes} B x {settings.cpu_shards} shard(s): connector "
+                      f"{shape['connector']['cpuMicrosPerRecord']} us, raw SDK {shape['rawSdk']['cpuMicrosPerRecord']}"
+                      f" us, ratio {shape['ratioToRawSdk']}", flush=True)
+    finally:
+        sdk.close()
+    return {"backgroundCpuPerSecond": round(background, 4), "shapes": shapes}

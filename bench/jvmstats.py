@@ -1,0 +1,63 @@
+"""What a Spark driver JVM reports about itself through java.lang.management, read over py4j: the process's CPU
+time and its heap pools. Works on any SparkSession's JVM: the bench's own, or a child driver's (bench/child.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+MIB = 1024 * 1024
+
+
+class ProcessCpu:
+    """CPU time used by the whole JVM process: every thread (Spark tasks, the SDK's HTTP threads, GC, py4j's
+    server side), from com.sun.management.OperatingSystemMXBean.getProcessCpuTime (nanoseconds; Linux counts in
+    10 ms ticks, so deltas below a second are coarse).
+
+    py4j looks a method up on the object's runtime class and that class's direct interfaces only; the bean's class
+    (com.sun.management.internal.OperatingSystemImpl) is in a package its module does not open, and its direct
+    interface (UnixOperatingSystemMXBean) inherits getProcessCpuTime without declaring it, so a plain
+    `bean.getProcessCpuTime()` fails with "does not exist". The method is therefore taken from the exported
+    interface and invoked through java.lang.reflect, which the module system allows."""
+
+    def __init__(self, spark: Any) -> None:
+        jvm = spark.sparkContext._jvm
+        gateway = spark.sparkContext._gateway
+        self._bean = jvm.java.lang.management.ManagementFactory.getOperatingSystemMXBean()
+        interface = jvm.java.lang.Class.forName("com.sun.management.OperatingSystemMXBean")
+        self._method = interface.getMethod("getProcessCpuTime", gateway.new_array(jvm.java.lang.Class, 0))
+        self._no_args = gateway.new_array(jvm.java.lang.Object, 0)
+
+    def seconds(self) -> float:
+        return int(self._method.invoke(self._bean, self._no_args)) / 1e9
+
+
+class HeapPeaks:
+    """Heap of a driver JVM from its MemoryPoolMXBeans (peaks reset before a run, read after it).
+
+    The sum of each heap pool's own peak is an upper bound of the heap's true peak (pools peak at different
+    moments) and counts garbage not yet collected; in local mode that JVM is the driver and the executor at once.
+    `live_after_gc_mib` is the heap each pool kept after its last collection: sampled through a run, its maximum
+    is what the run really held on to."""
+
+    def __init__(self, spark: Any) -> None:
+        factory = spark.sparkContext._jvm.java.lang.management.ManagementFactory
+        self.pools = [p for p in factory.getMemoryPoolMXBeans() if str(p.getType().name()) == "HEAP"]
+        self.max_heap = int(factory.getMemoryMXBean().getHeapMemoryUsage().getMax())
+
+    def reset(self) -> None:
+        for pool in self.pools:
+            pool.resetPeakUsage()
+
+    def peak_mib(self) -> float:
+        return sum(int(p.getPeakUsage().getUsed()) for p in self.pools) / MIB
+
+    def used_mib(self) -> float:
+        return sum(int(p.getUsage().getUsed()) for p in self.pools) / MIB
+
+    def live_after_gc_mib(self) -> float:
+        """Sum over the heap pools of what the last collection left (pools that report none count 0)."""
+        total = 0
+        for pool in self.pools:
+            after = pool.getCollectionUsage()  # None for a pool without collection usage
+            total += int(after.getUsed()) if after is not None else 0
+        return total / MIB

@@ -1,0 +1,189 @@
+"""One wide stream (1000 shards in a full run), quotas on: what the source costs the driver while the stream is
+idle, and how fast rows arrive once every shard gets a little traffic.
+
+* idle triggers: the median `durationMs.triggerExecution` of the triggers reported in an idle window (no-data
+  progress is reported every second for this, not every 10 s);
+* idle CPU: the driver JVM's process CPU time over that window (`jvmstats.ProcessCpu`) as a fraction of one core;
+  the same figure with no query running is recorded beside it (what Spark costs by itself);
+* latency with light traffic on every shard: one record per shard per second, each routed to its shard by
+  ExplicitHashKey, spread over the second in ten slices; each record carries its send time and a `foreachBatch`
+  on the driver stamps its arrival, as in bench/latency.py.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+import threading
+import time
+from typing import Any
+
+from bench.env import Settings, Simulator, load, source_options, sql_conf, wait_for
+from bench.jvmstats import ProcessCpu
+from bench.latency import _percentiles
+from bench.scale import IDLE_PROGRESS_INTERVAL, _epoch_ms, _stats
+
+#: after the query is up, before the idle window: its first listings and JIT compilation are not idling
+SETTLE_SECONDS = 5.0
+#: the no-query CPU baseline is watched for at most this long
+BASELINE_SECONDS = 10.0
+SLICES_PER_SECOND = 10
+PUT_BATCH = 500
+
+
+def _cpu_fraction(cpu: ProcessCpu, seconds: float) -> dict[str, float]:
+    """The JVM's CPU over a wall window, as a fraction of one core."""
+    c0, t0 = cpu.seconds(), time.monotonic()
+    time.sleep(seconds)  # the observation window
+    wall = time.monotonic() - t0
+    used = cpu.seconds() - c0
+    return {"wallSeconds": round(wall, 2), "cpuSeconds": round(used, 3), "fractionOfOneCore": round(used / wall, 4)}
+
+
+def _put(sim: Simulator, stream: str, records: list[dict[str, Any]]) -> None:
+    """PutRecords in requests of at most 500, resending what failed (a write quota refusal) until all are in."""
+    for i in range(0, len(records), PUT_BATCH):
+        batch = records[i:i + PUT_BATCH]
+        while batch:
+            response = sim.client.put_records(StreamName=stream, Records=batch)
+            batch = [r for r, res in zip(batch, response["Records"]) if "ErrorCode" in res]
+            if batch:
+                time.sleep(0.05)  # refused by the write quota: give the shard's bucket a moment
+
+
+def _traffic(sim: Simulator, stream: str, hash_keys: list[str], seconds: float, sent: list[int],
+             stop: threading.Event) -> None:
+    """Every shard one record a second; slice k of each second sends to the shards whose index is k modulo 10,
+    paced by the clock (a late slice is sent at once, not skipped)."""
+    interval = 1.0 / SLICES_PER_SECOND
+    start = time.monotonic()
+    n = 0
+    while not stop.is_set() and time.monotonic() - start < seconds:
+        stamp = time.time()
+        records = [{"PartitionKey": f"s{i}", "ExplicitHashKey": key,
+                    "Data": json.dumps({"t": stamp, "s": i}).encode()}
+                   for i, key in enumerate(hash_keys) if i % SLICES_PER_SECOND == n % SLICES_PER_SECOND]
+        _put(sim, stream, records)
+        sent[0] += len(records)
+        n += 1
+        stop.wait(max(0.0, start + n * interval - time.monotonic()))
+
+
+class _Arrivals:
+    """The foreachBatch side: stamps each batch's arrival and keeps the latency of every record sent after the
+    warm-up (the first seconds plan the first batches over every shard)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.arrived = 0
+        self.latencies: list[float] = []
+        self.measure_from = float("inf")
+
+    def collect(self, batch: Any, _batch_id: int) -> None:
+        rows = batch.select("data").collect()
+        now = time.time()
+        with self.lock:
+            for row in rows:
+                stamp = json.loads(bytes(row["data"]))["t"]
+                self.arrived += 1
+                if stamp >= self.measure_from:
+                    self.latencies.append((now - stamp) * 1000)
+
+
+def _progress_since(query: Any, started_ms: float) -> list[dict[str, Any]]:
+    return [p for p in query.recentProgress if _epoch_ms(p["timestamp"]) >= started_ms]
+
+
+def _durations(progress: list[dict[str, Any]], key: str) -> dict[str, float] | None:
+    return _stats([float(p["durationMs"][key]) for p in progress if key in p.get("durationMs", {})])
+
+
+def _calls_per_minute(before: dict[str, Any], after: dict[str, Any], seconds: float) -> dict[str, float]:
+    def calls(op: str) -> int:
+        return int(after.get(op, {}).get("calls", 0)) - int(before.get(op, {}).get("calls", 0))
+
+    return {f"{op[0].lower()}{op[1:]}PerMinute": round(calls(op) / seconds * 60, 1)
+            for op in ("GetRecords", "ListShards", "GetShardIterator", "DescribeStreamSummary")}
+
+
+def idle_phase(sim: Simulator, stream: str, query: Any, cpu: ProcessCpu, seconds: float) -> dict[str, Any]:
+    before = sim.stream_counters(stream)["operations"]
+    started_ms = time.time() * 1000
+    loads = load()
+    window = _cpu_fraction(cpu, seconds)
+    progress = _progress_since(query, started_ms)
+    return {"triggers": len(progress), "batches": sum(1 for p in progress if int(p["numInputRows"]) > 0),
+            "triggerExecutionMs": _durations(progress, "triggerExecution"),
+            "latestOffsetMs": _durations(progress, "latestOffset"), "cpu": window,
+            **_calls_per_minute(before, sim.stream_counters(stream)["operations"], window["wallSeconds"]), **loads}
+
+
+def traffic_phase(sim: Simulator, stream: str, query: Any, arrivals: _Arrivals, hash_keys: list[str],
+                  seconds: float) -> dict[str, Any]:
+    warmup = min(5.0, seconds / 4)
+    sent = [0]
+    stop = threading.Event()
+    started_ms = time.time() * 1000
+    loads = load()
+    arrivals.measure_from = time.time() + warmup
+    writer = threading.Thread(target=_traffic, args=(sim, stream, hash_keys, seconds, sent, stop), daemon=True)
+    writer.start()
+    writer.join(seconds + 60)
+    stop.set()
+    try:  # a record that never arrives is reported as missing, not waited for forever
+        wait_for(lambda: arrivals.arrived >= sent[0], 120, "every traffic record to arrive")
+    except TimeoutError:
+        pass
+    progress = _progress_since(query, started_ms)
+    with arrivals.lock:
+        latencies = list(arrivals.latencies)
+        arrived = arrivals.arrived
+    return {"recordsSent": sent[0], "recordsArrived": arrived, "recordsMissing": max(0, sent[0] - arrived),
+            "recordsPerSecond": len(hash_keys), "measured": len(latencies), "ms": _percentiles(latencies),
+            "batches": sum(1 for p in progress if int(p["numInputRows"]) > 0),
+            "triggerExecutionMs": _durations(progress, "triggerExecution"), **loads}
+
+
+def measure(spark: Any, sim: Simulator, shards: int, idle_seconds: float, traffic_seconds: float) -> dict[str, Any]:
+    cpu = ProcessCpu(spark)
+    stream = sim.new_stream(shards, "bench-many")
+    arrivals = _Arrivals()
+    try:
+        hash_keys = [s["HashKeyRange"]["StartingHashKey"] for s in sim.shards(stream)]
+        baseline = _cpu_fraction(cpu, min(BASELINE_SECONDS, idle_seconds))
+        reader = spark.readStream.format("kinesis").options(**source_options(sim.endpoint, stream)).load()
+        with tempfile.TemporaryDirectory(prefix="bench-many-cp-") as checkpoint:
+            start = time.monotonic()
+            query = reader.writeStream.foreachBatch(arrivals.collect).option("checkpointLocation", checkpoint).start()
+            try:
+                wait_for(lambda: str(query.status["message"]).startswith("Waiting"), 600,
+                         f"the {shards}-shard query to start")
+                startup = time.monotonic() - start
+                time.sleep(min(SETTLE_SECONDS, idle_seconds / 2))  # not idling yet: see SETTLE_SECONDS
+                idle = idle_phase(sim, stream, query, cpu, idle_seconds)
+                traffic = traffic_phase(sim, stream, query, arrivals, hash_keys, traffic_seconds)
+                failure = query.exception()
+            finally:
+                query.stop()
+    finally:
+        sim.delete(stream)
+    if failure is not None:
+        raise RuntimeError(f"{shards}-shard query failed: {failure}")
+    return {"shards": shards, "startSeconds": round(startup, 1), "sparkAloneCpu": baseline, "idle": idle,
+            "traffic": traffic}
+
+
+def run(spark: Any, sim: Simulator, settings: Settings) -> dict[str, Any]:
+    sim.quotas(True)  # ListShards and GetRecords have per-stream and per-shard quotas: the source must live within them
+    try:
+        with sql_conf(spark, "spark.sql.streaming.noDataProgressEventInterval", IDLE_PROGRESS_INTERVAL):
+            result = measure(spark, sim, settings.many_shards, settings.many_idle_seconds,
+                             settings.many_traffic_seconds)
+    finally:
+        sim.quotas(False)
+    idle, traffic = result["idle"], result["traffic"]
+    trigger = idle["triggerExecutionMs"]
+    print(f"  {result['shards']} shards: idle trigger median {trigger['median'] if trigger else '-'} ms, idle CPU "
+          f"{idle['cpu']['fractionOfOneCore']:.1%} of a core, p50 latency {traffic['ms']['p50']} ms "
+          f"({traffic['recordsMissing']} missing)", flush=True)
+    return result
