@@ -5,6 +5,7 @@ import java.util.{Optional, UUID}
 import scala.jdk.CollectionConverters._
 
 import io.github.sparkkinesis.source.ShardPosition._
+import org.apache.spark.SparkContext
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.connector.read.{InputPartition, PartitionReaderFactory}
@@ -32,6 +33,7 @@ final class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: St
   private var lastPlan: Option[(KinesisSourceOffset, Seq[Seq[ShardKey]])] = None
 
   @volatile private var initial: Option[KinesisSourceOffset] = None
+  @volatile private var context: Option[SparkContext] = None
 
   override def initialOffset(): Offset = {
     val offset = new InitialOffsetStore(checkpointLocation).getOrCreate(planner.initialOffset(System.currentTimeMillis()))
@@ -72,6 +74,7 @@ final class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: St
     val requests = readable.map(k => SnapshotRequest(k, start.get(k).getOrElse(TrimHorizon), maxRecords, maxBytes))
     val groups = planner.groups(requests, owners)
     val sc = SparkSession.active.sparkContext
+    context = Some(sc)
     // After a snapshot that found nothing, the next one waits for data on the executors instead of returning at
     // once: an idle stream costs one short job per IdleWait, and a record is seen as soon as it is fetched.
     def snapshot(linger: Long) =
@@ -120,8 +123,12 @@ final class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: St
 
   override def commit(end: Offset): Unit = ()
 
-  /** Executors in this JVM (local mode) free the query's buffers now; others when no snapshot asks for them. */
-  override def stop(): Unit = Prefetcher.release(sourceId)
+  /** The query's buffers are freed now in this JVM, and on the executors that read its shards by a short job. */
+  override def stop(): Unit = {
+    Prefetcher.release(sourceId)
+    val here = SnapshotJob.executorLocation()
+    context.foreach(sc => SnapshotJob.release(sc, sourceId, owners.values.toSeq.distinct.filter(_ != here).sorted))
+  }
 
   override def metrics(latestConsumedOffset: Optional[Offset]): java.util.Map[String, String] =
     progress.metrics(discovery.shards().values.toSeq).asJava

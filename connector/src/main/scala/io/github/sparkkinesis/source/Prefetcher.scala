@@ -16,11 +16,14 @@ import org.apache.spark.internal.Logging
  * commit frees records (backpressure: nothing is dropped).
  *
  * A feed nobody asks for any more (its query stopped, its shards moved to another executor) is dropped after
- * [[AbandonedFloor]], or three times the longest gap between its uses if that is longer (slow triggers).
+ * [[AbandonedFloor]], or three times the longest gap between two uses of its query here if that is longer (slow
+ * batches), so a long batch does not cost its read-ahead. A stopping query also asks its executors to drop its
+ * feeds at once (`SnapshotJob.release`).
  */
 object Prefetcher extends Logging {
   val MaxCallsInFlight = 32
-  val AbandonedFloor: java.time.Duration = java.time.Duration.ofSeconds(15)
+  val AbandonedFloor: java.time.Duration = java.time.Duration.ofSeconds(30)
+  private val MaxGapNanos = java.time.Duration.ofMinutes(30).toNanos
   /** An idle shard (empty answers at its tip) is polled at most this often: what the KCL does by default. */
   val IdlePollInterval: java.time.Duration = java.time.Duration.ofSeconds(1)
 
@@ -34,6 +37,18 @@ object Prefetcher extends Logging {
   private val reReads = new ConcurrentHashMap[String, AtomicLong]()
   private val tallies = new ConcurrentHashMap[String, CallTally]()
   private val signals = new ConcurrentHashMap[String, Object]()
+  private val activity = new ConcurrentHashMap[String, Activity]()
+
+  /** When a query last used this JVM's feeds, and the longest it went without. */
+  private final class Activity {
+    @volatile var lastNanos: Long = System.nanoTime()
+    @volatile var longestGapNanos: Long = 0L
+    def touch(): Unit = {
+      val now = System.nanoTime()
+      longestGapNanos = math.min(MaxGapNanos, math.max(longestGapNanos, now - lastNanos))
+      lastNanos = now
+    }
+  }
 
   private lazy val scheduler: ScheduledExecutorService = {
     val s = Executors.newSingleThreadScheduledExecutor { r =>
@@ -73,14 +88,20 @@ object Prefetcher extends Logging {
           new PollingFetcher(KinesisClientFactory.async(config.connection), config, key, from, tallyOf(sourceId)))
         created
       })
-    feed.touch()
+    touch(feed)
     held.addAndGet(-freed)
     if (created != null) dispatch(created)
     if (freed > 0 || created != null) wakeWaitingForMemory()
     feed
   }
 
-  def get(sourceId: String, key: ShardKey): Option[ShardFeed] = Option(feeds.get((sourceId, key)))
+  /** The feed of a shard for a batch task, marked as used. */
+  def get(sourceId: String, key: ShardKey): Option[ShardFeed] = Option(feeds.get((sourceId, key))).map { f => touch(f); f }
+
+  private def touch(feed: ShardFeed): Unit = {
+    feed.touch()
+    activity.computeIfAbsent(feed.sourceId, _ => new Activity).touch()
+  }
 
   /** The feeds of a source in this JVM. */
   def feedsOf(sourceId: String): Seq[ShardFeed] = feeds.values().asScala.filter(_.sourceId == sourceId).toSeq
@@ -88,10 +109,15 @@ object Prefetcher extends Logging {
   /** Drops every feed of a source, e.g. when its query stops. */
   def release(sourceId: String): Unit = {
     feeds.entrySet().removeIf { e => val mine = e.getKey._1 == sourceId; if (mine) stop(e.getValue); mine }
+    forget(sourceId)
+    wakeWaitingForMemory()
+  }
+
+  private def forget(sourceId: String): Unit = {
     reReads.remove(sourceId)
     tallies.remove(sourceId)
+    activity.remove(sourceId)
     signals.remove(sourceId)
-    wakeWaitingForMemory()
   }
 
   /** The calls this JVM made for a source's feeds, since they started here. */
@@ -183,13 +209,16 @@ object Prefetcher extends Logging {
   private def evictAbandoned(): Unit = {
     val now = System.nanoTime()
     feeds.entrySet().removeIf { e =>
-      val gone = e.getValue.abandoned(now, AbandonedFloor.toNanos)
+      val gap = Option(activity.get(e.getKey._1)).map(_.longestGapNanos).getOrElse(0L)
+      val gone = e.getValue.abandoned(now, math.max(AbandonedFloor.toNanos, 3 * gap))
       if (gone) {
         logInfo(s"Dropping the prefetch of ${e.getValue.key}: no batch asked for it in a while")
         stop(e.getValue)
       }
       gone
     }
+    // What a query that vanished without stopping (its driver died) left here.
+    activity.entrySet().asScala.filter(e => now - e.getValue.lastNanos > 2 * MaxGapNanos).foreach(e => forget(e.getKey))
     wakeWaitingForMemory()
   }
 }

@@ -54,17 +54,12 @@ final class ShardFeed(
   @volatile private[source] var nextCallNanos: Long = System.nanoTime()
   @volatile private[source] var idlePolls = 0
   @volatile private var lastTouchNanos = System.nanoTime()
-  @volatile private var longestGapNanos = 0L
 
   /** A snapshot or a batch task used the feed: it is still wanted here. */
-  def touch(): Unit = {
-    val now = System.nanoTime()
-    longestGapNanos = math.min(ShardFeed.MaxGapNanos, math.max(longestGapNanos, now - lastTouchNanos))
-    lastTouchNanos = now
-  }
+  def touch(): Unit = lastTouchNanos = System.nanoTime()
 
-  /** Unused for three times the longest gap between its uses so far (at least `floor`): its query is gone. */
-  def abandoned(now: Long, floorNanos: Long): Boolean = now - lastTouchNanos > math.max(floorNanos, 3 * longestGapNanos)
+  /** Unused for longer than `afterNanos`: its query stopped, or its shard is read on another executor now. */
+  def abandoned(now: Long, afterNanos: Long): Boolean = now - lastTouchNanos > afterNanos
 
   def ended: Boolean = synchronized(readTo == ShardEnd)
   def failed: Option[Throwable] = synchronized(failure)
@@ -134,7 +129,6 @@ final class ShardFeed(
   def part(from: ShardPosition, to: ShardPosition): Option[BufferedPart] = synchronized {
     if (from != base || failure.nonEmpty) None
     else {
-      touch()
       val out = new ArrayBuffer[UserRecord](records.size)
       val it = records.iterator()
       var beyond = false
@@ -194,7 +188,6 @@ object ShardFeed {
   /** Until a shard's first records show their size: large, so a feed's first call cannot overfill a small buffer. */
   val InitialRecordBytesGuess: Long = 10L * 1024
   val MaxResponseBytes: Long = 10L * 1024 * 1024
-  val MaxGapNanos: Long = 10L * 60 * 1000 * 1000 * 1000
 
   def accounted(r: UserRecord): Long = r.data.length + 2L * (r.partitionKey.length + r.sequenceNumber.length) + RecordOverheadBytes
 }

@@ -56,6 +56,23 @@ object SnapshotJob {
     (results.flatMap(_._1), results.map(_._2))
   }
 
+  /**
+   * Asks the executors at `locations` to drop a stopped query's feeds now: best effort and not waited for (a
+   * feed missed here is dropped once unused, see [[Prefetcher]]).
+   */
+  def release(sc: SparkContext, sourceId: String, locations: Seq[String]): Unit =
+    if (!sc.isStopped && locations.nonEmpty) {
+      // Outside the stopping query's job group and tags: Spark cancels those as the query stops.
+      val keys = Seq("spark.jobGroup.id", "spark.job.tags", "spark.job.interruptOnCancel", JobDescription)
+      val saved = keys.map(k => k -> sc.getLocalProperty(k))
+      keys.foreach(sc.setLocalProperty(_, null))
+      sc.setJobDescription("Kinesis: free a stopped query's prefetch buffers")
+      try {
+        val rdd = new ReleaseRDD(sc, sourceId, locations)
+        sc.submitJob(rdd, (_: Iterator[Unit]) => (), rdd.partitions.indices, (_: Int, _: Unit) => (), ())
+      } finally saved.foreach { case (k, v) => sc.setLocalProperty(k, v) }
+    }
+
   /** Runs in a task: the group's feeds, waited on per `until`, and their state. */
   def snapshot(spec: SnapshotSpec, requests: Seq[SnapshotRequest]): (Seq[ShardSnapshot], ExecutorStats) = {
     import spec._
@@ -99,4 +116,18 @@ private final class SnapshotRDD(sc: SparkContext, spec: SnapshotSpec, groups: Se
 
   override def compute(split: Partition, context: TaskContext): Iterator[(Seq[ShardSnapshot], ExecutorStats)] =
     Iterator.single(SnapshotJob.snapshot(spec, split.asInstanceOf[SnapshotPartition].requests))
+}
+
+private final class ReleasePartition(val index: Int, val location: String) extends Partition
+
+private final class ReleaseRDD(sc: SparkContext, sourceId: String, locations: Seq[String]) extends RDD[Unit](sc, Nil) {
+  override protected def getPartitions: Array[Partition] =
+    locations.zipWithIndex.map { case (l, i) => new ReleasePartition(i, l): Partition }.toArray
+
+  override protected def getPreferredLocations(split: Partition): Seq[String] = Seq(split.asInstanceOf[ReleasePartition].location)
+
+  override def compute(split: Partition, context: TaskContext): Iterator[Unit] = {
+    Prefetcher.release(sourceId)
+    Iterator.empty
+  }
 }

@@ -7,6 +7,7 @@ import java.util.concurrent.ConcurrentLinkedQueue
 import scala.jdk.CollectionConverters._
 
 import com.fasterxml.jackson.databind.ObjectMapper
+import io.github.sparkkinesis.source.Prefetcher
 import org.apache.spark.SparkEnv
 import org.apache.spark.sql.{DataFrame, SparkSession}
 
@@ -70,10 +71,16 @@ object EngineClusterProbe {
       write("b")
       waitFor("the second wave to be read", 180)(rows.size >= 2 * n)
       query.stop()
+      // Feeds still held by any executor: none once the stopped query's release job ran on both.
+      def held = spark.sparkContext.parallelize(1 to 16, 16)
+        .map(_ => SparkEnv.get.executorId -> (Prefetcher.feedCount + Prefetcher.heldBytes)).collect().toMap
+      val stopped = System.nanoTime()
+      waitFor("the executors to free the stopped query's buffers", 60) { val h = held; h.size >= 2 && h.values.forall(_ == 0) }
+      val freedSeconds = (System.nanoTime() - stopped) / 1e9
       val all = rows.asScala.toSeq
       println(s"PROBE killed=$victim read=${all.size} distinctPositions=${all.map(_.split(' ')(0)).distinct.size} " +
         s"distinctData=${all.map(_.split(' ')(1)).distinct.size} reReadsBeforeKill=$reReadsBeforeKill reReadsTotal=$reReads " +
-        s"servedBeforeKill=$served storedBeforeKill=$stored")
+        s"servedBeforeKill=$served storedBeforeKill=$stored freedSeconds=$freedSeconds")
     } finally spark.stop()
   }
 }

@@ -11,7 +11,7 @@ import org.scalatest.funsuite.AnyFunSuite
 /**
  * The source on `local-cluster[2,1,1024]` (two executor JVMs, PySpark's own Spark): each shard is read where it was
  * prefetched, so no range is read twice from Kinesis; then one executor is killed with SIGKILL mid-query and
- * nothing is lost or read twice.
+ * nothing is lost or read twice; when the query stops, both executors free its buffers.
  */
 class SourceClusterSuite extends AnyFunSuite with SimulatorSuite {
   private val perWave = 1500
@@ -45,6 +45,8 @@ class SourceClusterSuite extends AnyFunSuite with SimulatorSuite {
     // executor that fetched its shards would read them all a second time).
     assert(field("servedBeforeKill").toLong <= field("storedBeforeKill").toLong * 105 / 100, report)
     assert(field("storedBeforeKill").toLong >= perWave, report)
+    // Unused feeds are dropped after 30 s anyway; a stopping query frees its executors' buffers at once.
+    assert(field("freedSeconds").toDouble < 20, s"the stopped query's buffers were not freed promptly: $report")
     assert(field("distinctData").toInt == 2 * perWave, s"records lost: $report")
     assert(field("read") == field("distinctPositions"), s"a record was read twice: $report")
   }
