@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from bench.env import RECENT_PROGRESS, Settings, Simulator, load, median, sql_conf
-from bench.jvmstats import ProcessCpu
+from bench.jvmstats import JitCpu, ProcessCpu
 from bench.loops import JvmSdk, Rate
 from bench.readers import connector_drain
 
@@ -31,14 +31,17 @@ def background_cpu(cpu: ProcessCpu, seconds: float) -> float:
     return (cpu.seconds() - c0) / (time.monotonic() - t0)
 
 
-def timed(cpu: ProcessCpu, read: Callable[[], Rate], background: float) -> dict[str, Any]:
-    """One read with the JVM's and this Python process's CPU time around it."""
-    jvm0, py0 = cpu.seconds(), time.process_time()
+def timed(cpu: ProcessCpu, read: Callable[[], Rate], background: float, jit: JitCpu | None = None
+          ) -> dict[str, Any]:
+    """One read with the JVM's and this Python process's CPU time around it, and the JIT compilers' part."""
+    jvm0, py0, jit0 = cpu.seconds(), time.process_time(), jit.seconds() if jit else 0.0
     rate = read()
     jvm, python = cpu.seconds() - jvm0, time.process_time() - py0
+    compiled = (jit.seconds() - jit0) if jit else 0.0
     per_record = 1e6 / rate.records if rate.records else float("nan")
     return {"records": rate.records, "seconds": round(rate.seconds, 3), "jvmCpuSeconds": round(jvm, 3),
-            "cpuMicrosPerRecord": round(jvm * per_record, 3),
+            "cpuMicrosPerRecord": round(jvm * per_record, 3), "jitCpuSeconds": round(compiled, 3),
+            "withoutJitMicrosPerRecord": round(max(0.0, jvm - compiled) * per_record, 3),
             "backgroundAdjustedMicrosPerRecord": round(max(0.0, jvm - background * rate.seconds) * per_record, 3),
             "pythonCpuSeconds": round(python, 3), **load()}
 
@@ -62,7 +65,7 @@ def warm_up(spark: Any, sim: Simulator, sdk: JvmSdk, records: int) -> None:
 
 
 def measure(spark: Any, sim: Simulator, sdk: JvmSdk, cpu: ProcessCpu, shards: int, record_bytes: int,
-            records: int, repetitions: int, background: float) -> dict[str, Any]:
+            records: int, repetitions: int, background: float, jit: JitCpu | None = None) -> dict[str, Any]:
     stream = sim.new_stream(shards, "bench-cpu")
     runs: dict[str, list[dict[str, Any]]] = {"connector": [], "rawSdk": []}
     try:
@@ -70,22 +73,26 @@ def measure(spark: Any, sim: Simulator, sdk: JvmSdk, cpu: ProcessCpu, shards: in
         contenders = _contenders(spark, sim, sdk, stream, record_bytes)
         for _ in range(repetitions):
             for name, read in contenders.items():
-                runs[name].append(timed(cpu, read, background))
+                runs[name].append(timed(cpu, read, background, jit))
     finally:
         sim.delete(stream)
     out: dict[str, Any] = {"recordBytes": record_bytes, "shards": shards, "recordsInStream": records}
     for name, rs in runs.items():
         out[name] = {"cpuMicrosPerRecord": median([r["cpuMicrosPerRecord"] for r in rs]),
+                     "withoutJitMicrosPerRecord": median([r["withoutJitMicrosPerRecord"] for r in rs]),
                      "backgroundAdjustedMicrosPerRecord": median([r["backgroundAdjustedMicrosPerRecord"] for r in rs]),
                      "runs": rs}
     raw = out["rawSdk"]["cpuMicrosPerRecord"]
     out["ratioToRawSdk"] = round(out["connector"]["cpuMicrosPerRecord"] / raw, 3) if raw else None
+    raw_nojit = out["rawSdk"]["withoutJitMicrosPerRecord"]
+    out["ratioWithoutJit"] = round(out["connector"]["withoutJitMicrosPerRecord"] / raw_nojit, 3) if raw_nojit else None
     return out
 
 
 def run(spark: Any, sim: Simulator, settings: Settings) -> dict[str, Any]:
     sdk = JvmSdk(spark, sim.endpoint)
     cpu = ProcessCpu(spark)
+    jit = JitCpu(spark)
     try:
         sim.quotas(False)
         with sql_conf(spark, "spark.sql.streaming.numRecentProgressUpdates", RECENT_PROGRESS):
@@ -94,11 +101,12 @@ def run(spark: Any, sim: Simulator, settings: Settings) -> dict[str, Any]:
             shapes = []
             for record_bytes in settings.record_sizes:
                 shape = measure(spark, sim, sdk, cpu, settings.cpu_shards, record_bytes,
-                                settings.cpu_records[record_bytes], settings.repetitions, background)
+                                settings.cpu_records[record_bytes], settings.repetitions, background, jit)
                 shapes.append(shape)
                 print(f"  CPU per record {record_bytes} B x {settings.cpu_shards} shard(s): connector "
                       f"{shape['connector']['cpuMicrosPerRecord']} us, raw SDK {shape['rawSdk']['cpuMicrosPerRecord']}"
-                      f" us, ratio {shape['ratioToRawSdk']}", flush=True)
+                      f" us, ratio {shape['ratioToRawSdk']} (JIT compilers' CPU left out: {shape['ratioWithoutJit']})",
+                      flush=True)
     finally:
         sdk.close()
     return {"backgroundCpuPerSecond": round(background, 4), "shapes": shapes}

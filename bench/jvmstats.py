@@ -3,6 +3,7 @@ time and its heap pools. Works on any SparkSession's JVM: the bench's own, or a 
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 MIB = 1024 * 1024
@@ -29,6 +30,33 @@ class ProcessCpu:
 
     def seconds(self) -> float:
         return int(self._method.invoke(self._bean, self._no_args)) / 1e9
+
+
+class JitCpu:
+    """CPU time of the JVM's JIT compiler threads (C1, C2), from /proc: a fresh JVM compiles for tens of seconds
+    (Spark's code and each query's generated classes), which swamps a short read's own cost. Linux only; 0 when
+    /proc is not there."""
+
+    def __init__(self, spark: Any) -> None:
+        self.pid = int(spark.sparkContext._jvm.java.lang.ProcessHandle.current().pid())
+
+    def seconds(self) -> float:
+        ticks = 0
+        try:
+            tasks = os.listdir(f"/proc/{self.pid}/task")
+        except OSError:
+            return 0.0
+        for tid in tasks:
+            try:
+                with open(f"/proc/{self.pid}/task/{tid}/comm") as f:
+                    if "CompilerThre" not in f.read():
+                        continue
+                with open(f"/proc/{self.pid}/task/{tid}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+                ticks += int(fields[11]) + int(fields[12])  # utime, stime
+            except OSError:
+                continue  # the thread ended
+        return ticks / os.sysconf("SC_CLK_TCK")
 
 
 class HeapPeaks:

@@ -27,6 +27,8 @@ final class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: St
   private val progress = new SourceProgress
   private var availableNowCutoff: Option[Long] = None
   private var lastAdvanced = true
+  private var lastBehind = false
+  private var lastSnapshotNanos = 0L
   /** Where each shard is prefetched: its snapshot and batch tasks go there. */
   private var owners = Map.empty[ShardKey, String]
   /** The groups behind the last offset returned: the batch's tasks are cut exactly as the snapshot's were. */
@@ -77,8 +79,10 @@ final class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: St
     context = Some(sc)
     // After a snapshot that found nothing, the next one waits for data on the executors instead of returning at
     // once: an idle stream costs one short job per IdleWait, and a record is seen as soon as it is fetched.
+    // A catch-up (the last snapshot saw shards behind their tip) gathers for up to CatchUpBatch since that snapshot.
+    val fill = if (!lastBehind) 0L else math.max(0L, CatchUpBatch.toNanos - (System.nanoTime() - lastSnapshotNanos))
     def snapshot(linger: Long) =
-      SnapshotJob.run(sc, SnapshotSpec(sourceId, config, availableNowCutoff, SnapshotWait(linger, untilCaughtUp = false)), groups)
+      SnapshotJob.run(sc, SnapshotSpec(sourceId, config, availableNowCutoff, SnapshotWait(linger, untilCaughtUp = false, fill)), groups)
     var (snapshots, stats) = snapshot(if (lastAdvanced) 0L else IdleWait.toNanos)
     // AvailableNow ends at the first batch with nothing new: "nothing" must mean every shard is at its tip or past
     // the cut-off, never that reads were slow or throttled.
@@ -88,6 +92,8 @@ final class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: St
       stats = next._2
     }
     lastAdvanced = snapshots.exists(_.advanced)
+    lastBehind = snapshots.exists(_.state.millisBehindLatest.exists(_ > CatchUpBehindMillis))
+    lastSnapshotNanos = System.nanoTime()
     owners ++= snapshots.map(s => s.key -> s.location)
     progress.record(snapshots, stats)
     if (snapshots.exists(_.last == ShardEnd)) discovery.invalidate()
@@ -139,4 +145,7 @@ final class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: St
 object KinesisMicroBatchStream {
   /** While nothing arrives, how long a snapshot waits on the executors for records. */
   val IdleWait: java.time.Duration = java.time.Duration.ofSeconds(1)
+  /** While shards are behind their tip by more than CatchUpBehindMillis, batches are planned about this often. */
+  val CatchUpBatch: java.time.Duration = java.time.Duration.ofSeconds(1)
+  val CatchUpBehindMillis = 1000L
 }

@@ -21,10 +21,12 @@ final case class ExecutorStats(location: String, calls: CallCounts, reReads: Lon
 /**
  * How long a snapshot task waits. It returns once every shard of its group has been polled at least once and
  * either some shard has records or `lingerNanos` passed (an idle stream: the task waits for data instead of the
- * driver asking again and again); with `untilCaughtUp` (batch reads) only when every shard is at its tip or
- * cut-off. Never past `maxFetchDuration`, whatever Kinesis does.
+ * driver asking again and again). While shards are behind their tip (a catch-up), it gathers records for up to
+ * `fillNanos` unless the shards catch up or the buffer is half full first: a catch-up runs as fewer, larger
+ * batches, each paying Spark's fixed cost of a micro-batch once. With `untilCaughtUp` (batch reads) it returns
+ * only when every shard is at its tip or cut-off. Never past `maxFetchDuration`, whatever Kinesis does.
  */
-final case class SnapshotWait(lingerNanos: Long, untilCaughtUp: Boolean)
+final case class SnapshotWait(lingerNanos: Long, untilCaughtUp: Boolean, fillNanos: Long = 0L)
 
 /** What one snapshot job asks of every task: the source, the AvailableNow cut-off, the wait, batch-read spilling. */
 final case class SnapshotSpec(sourceId: String, config: SourceConfig, cutoffMillis: Option[Long], until: SnapshotWait,
@@ -80,11 +82,16 @@ object SnapshotJob {
     val location = executorLocation()
     val feeds = requests.map(r => r -> Prefetcher.feedFor(sourceId, config, r.key, r.from, cutoffMillis, spill))
     val lingerEnd = started + math.min(until.lingerNanos, config.maxFetchDuration.toNanos)
+    val fillEnd = started + math.min(until.fillNanos, config.maxFetchDuration.toNanos)
+    val halfBuffer = Prefetcher.bufferLimit(config) / 2
     Prefetcher.await(sourceId, started + config.maxFetchDuration.toNanos) {
       val all = feeds.map(_._2)
+      lazy val now = System.nanoTime()
+      lazy val hasData = feeds.exists { case (r, f) => f.hasRecordsAfter(r.from) }
+      lazy val filled = now >= fillEnd || all.forall(f => f.caughtUp || f.finished) || Prefetcher.heldBytes >= halfBuffer
       all.exists(_.failed.nonEmpty) || (
         if (until.untilCaughtUp) all.forall(f => f.caughtUp || f.finished)
-        else all.forall(_.hasPolled) && (feeds.exists { case (r, f) => f.hasRecordsAfter(r.from) } || System.nanoTime() >= lingerEnd))
+        else all.forall(_.hasPolled) && (if (hasData) filled else now >= lingerEnd))
     }
     val snapshots = feeds.map { case (r, feed) =>
       feed.failed.foreach(e => throw failure(r.key, e))
