@@ -49,6 +49,7 @@ final class ShardFeed(
   private var cutoffReached = false
   private var failure: Option[Throwable] = None
   private var avgRecordBytes = ShardFeed.InitialRecordBytesGuess
+  private var lastResponseBytes = 0L
 
   @volatile var stopped = false
   @volatile private[source] var nextCallNanos: Long = System.nanoTime()
@@ -76,8 +77,16 @@ final class ShardFeed(
     math.max(1L, math.min(config.maxRecordsPerFetch.toLong, fits)).toInt
   }
 
-  /** Bytes a call of `limit` records may bring, at the shard's average record size. */
-  def expectedBytes(limit: Int): Long = synchronized(math.min(ShardFeed.MaxResponseBytes, limit * avgRecordBytes))
+  /**
+   * Bytes a call of `limit` records may bring: at the shard's average record size, but for a shard whose last
+   * answer was small (quiet, or read to its tip) about what that answer was, so a thousand idle shards do not
+   * hold the buffer's space for responses that will not come. A quiet shard that suddenly returns a full
+   * response overshoots the buffer by that response.
+   */
+  def expectedBytes(limit: Int): Long = synchronized {
+    val full = math.min(ShardFeed.MaxResponseBytes, limit * avgRecordBytes)
+    if (polls == 0) full else math.min(full, math.max(ShardFeed.MinReservationBytes, 2 * lastResponseBytes))
+  }
 
   /**
    * The next batch starts at `from`: records up to it were planned and their batch committed, so they are dropped.
@@ -156,6 +165,7 @@ final class ShardFeed(
    */
   def onPoll(poll: Poll, mayHold: Long => Boolean): Long = synchronized {
     polls += 1
+    lastResponseBytes = poll.bytes
     millisBehind = Some(poll.millisBehindLatest)
     var added = 0L
     var admitted = 0
@@ -188,6 +198,7 @@ object ShardFeed {
   /** Until a shard's first records show their size: large, so a feed's first call cannot overfill a small buffer. */
   val InitialRecordBytesGuess: Long = 10L * 1024
   val MaxResponseBytes: Long = 10L * 1024 * 1024
+  val MinReservationBytes: Long = 64L * 1024
 
   def accounted(r: UserRecord): Long = r.data.length + 2L * (r.partitionKey.length + r.sequenceNumber.length) + RecordOverheadBytes
 }

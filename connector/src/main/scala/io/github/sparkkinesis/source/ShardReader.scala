@@ -31,6 +31,7 @@ final class ShardReader(client: KinesisClient, config: SourceConfig, val key: Sh
     if (ended) return Poll(Vector.empty, 0, 0, ended = true)
     val wait = nextCallNanos - System.nanoTime()
     if (wait > 0) TimeUnit.NANOSECONDS.sleep(wait)
+    val started = System.nanoTime()
     val response = try client.getRecords(ShardReader.getRecords(currentIterator(), limit)) catch {
       case _: ExpiredIteratorException =>
         logInfo(s"Shard iterator of $key expired; renewing it from $position")
@@ -44,7 +45,7 @@ final class ShardReader(client: KinesisClient, config: SourceConfig, val key: Sh
       ended = true
       position = ShardEnd
     }
-    nextCallNanos = System.nanoTime() + ShardReader.pacingNanos(config, poll.bytes)
+    nextCallNanos = started + ShardReader.pacingNanos(config, poll.bytes)
     poll
   }
 

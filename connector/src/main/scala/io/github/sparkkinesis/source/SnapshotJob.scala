@@ -39,6 +39,8 @@ final case class SnapshotSpec(sourceId: String, config: SourceConfig, cutoffMill
  */
 object SnapshotJob {
   private val JobDescription = "spark.job.description"
+  /** The longest a snapshot waits for a shard's first answer when other shards answered. */
+  val FirstPollWait: java.time.Duration = java.time.Duration.ofSeconds(2)
 
   /** How Spark names an executor in preferred locations. */
   def executorLocation(): String = {
@@ -84,14 +86,18 @@ object SnapshotJob {
     val lingerEnd = started + math.min(until.lingerNanos, config.maxFetchDuration.toNanos)
     val fillEnd = started + math.min(until.fillNanos, config.maxFetchDuration.toNanos)
     val halfBuffer = Prefetcher.bufferLimit(config) / 2
+    val firstPollEnd = started + math.min(SnapshotJob.FirstPollWait.toNanos, config.maxFetchDuration.toNanos)
     Prefetcher.await(sourceId, started + config.maxFetchDuration.toNanos) {
       val all = feeds.map(_._2)
       lazy val now = System.nanoTime()
       lazy val hasData = feeds.exists { case (r, f) => f.hasRecordsAfter(r.from) }
       lazy val filled = now >= fillEnd || all.forall(f => f.caughtUp || f.finished) || Prefetcher.heldBytes >= halfBuffer
+      // A shard not answered yet is waited for briefly (a first batch should not miss its first records), but
+      // never for long: at thousands of shards some wait their turn for a call slot.
+      lazy val polled = all.forall(_.hasPolled) || now >= firstPollEnd
       all.exists(_.failed.nonEmpty) || (
         if (until.untilCaughtUp) all.forall(f => f.caughtUp || f.finished)
-        else all.forall(_.hasPolled) && (if (hasData) filled else now >= lingerEnd))
+        else polled && (if (hasData) filled else now >= lingerEnd))
     }
     val snapshots = feeds.map { case (r, feed) =>
       feed.failed.foreach(e => throw failure(r.key, e))

@@ -120,6 +120,10 @@ class ShardFeedSuite extends AnyFunSuite {
     assert(f.nextLimit(Long.MaxValue) == 10000 && f.nextLimit(100 * 1024) == 10 && f.nextLimit(0) == 1)
     assert(f.expectedBytes(1000) == 1000 * ShardFeed.InitialRecordBytesGuess)
     f.onPoll(poll(IndexedSeq(UserRecord("k", new Array[Byte](1 << 20), "00001", 0, 1))), _ => true)
+    assert(f.expectedBytes(10000) == 2L * ((1 << 20) + 1), "a shard's next answer: about twice its last")
+    f.onPoll(poll((2 to 11).map(i => UserRecord("k", new Array[Byte](1 << 20), f"$i%05d", 0, i.toLong))), _ => true)
     assert(f.expectedBytes(10000) == ShardFeed.MaxResponseBytes, "one response brings at most 10 MiB")
+    f.onPoll(poll(IndexedSeq.empty), _ => true)
+    assert(f.expectedBytes(10000) == ShardFeed.MinReservationBytes, "a quiet shard holds little space for its next call")
   }
 }

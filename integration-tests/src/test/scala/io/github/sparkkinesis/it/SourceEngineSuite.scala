@@ -92,4 +92,21 @@ class SourceEngineSuite extends AnyFunSuite with SimulatorSourceTest {
       assertExactly(collector.records, before)
     } finally simulator.admin.quotas(enabled = true, factor = 1.0)
   }
+
+  test("many idle shards and a small buffer: every shard gets its calls, and a record on any of them is read") {
+    val stream = newStreamName("wide")
+    kinesis.createStream(stream, 200)
+    val collector = new Collector
+    // 64 MiB holds the space of a few full responses only: calls must queue fairly, and space a quiet shard's
+    // call did not use must go to the next one (a queue woken only by commits starved here, idle streams commit nothing).
+    val query = collector.start(kinesisReader(stream, "fetchBufferSize" -> "64m"), newCheckpoint(), Trigger.ProcessingTime(0))
+    try {
+      eventually("all 200 shards to be polled", Duration.ofSeconds(60)) {
+        Prefetcher.feedCount == 200 && Prefetcher.unansweredFeedCount == 0
+      }
+      val put = kinesis.putAll(stream, (1 to 20).map(i => (s"spread-$i", s"v$i")))
+      eventually("the records to be read", Duration.ofSeconds(60)) { collector.records.size >= put.size }
+      assertExactly(collector.records, put)
+    } finally query.stop()
+  }
 }
