@@ -114,6 +114,12 @@ object Prefetcher extends Logging {
   /** The feeds of a source in this JVM. */
   def feedsOf(sourceId: String): Seq[ShardFeed] = feeds.values().asScala.filter(_.sourceId == sourceId).toSeq
 
+  /** Drops one feed, e.g. a batch read's once its task has its records (a batch read reads each range once). */
+  def drop(sourceId: String, key: ShardKey): Unit = {
+    Option(feeds.remove((sourceId, key))).foreach(stop)
+    wakeWaitingForMemory()
+  }
+
   /** Drops every feed of a source, e.g. when its query stops. */
   def release(sourceId: String): Unit = {
     feeds.entrySet().removeIf { e => val mine = e.getKey._1 == sourceId; if (mine) stop(e.getValue); mine }

@@ -12,8 +12,12 @@ import org.apache.spark.internal.Logging
 object RangeReader extends Logging {
 
   /** The range's records, and whether some of them had to be re-read from Kinesis. */
-  def read(sourceId: String, config: SourceConfig, range: ShardRange): (Iterator[UserRecord], Boolean) =
-    Prefetcher.get(sourceId, range.key).flatMap(_.part(range.from, range.to)) match {
+  def read(sourceId: String, config: SourceConfig, range: ShardRange): (Iterator[UserRecord], Boolean) = {
+    val feed = Prefetcher.get(sourceId, range.key)
+    val part = feed.flatMap(_.part(range.from, range.to))
+    // A batch read (spill) reads its range once and has no commit to free it: free it now.
+    if (feed.exists(_.spill)) Prefetcher.drop(sourceId, range.key)
+    part match {
       case Some(BufferedPart(records, None)) => (records.iterator, false)
       case Some(BufferedPart(records, Some(resume))) =>
         Prefetcher.countReRead(sourceId)
@@ -22,6 +26,7 @@ object RangeReader extends Logging {
         Prefetcher.countReRead(sourceId)
         (fromKinesis(config, range), true)
     }
+  }
 
   private def within(to: ShardPosition, r: UserRecord): Boolean = to match {
     case t: After => SequenceNumbers.isAtOrBefore(t, r.sequenceNumber, r.subSequenceNumber)

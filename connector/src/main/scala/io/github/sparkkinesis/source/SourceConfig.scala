@@ -41,9 +41,8 @@ final case class SourceConfig(
 
   /**
    * Shards per task for `shards` shards: the option, or else as many as it takes to have no more tasks than Spark
-   * runs at once (`parallelism`, the default parallelism). A fetch task waits out each shard's pacing in its
-   * slot, but serves whichever of its shards is ready: more tasks than slots would leave shards unread while
-   * their tasks queue.
+   * runs at once (`parallelism`, the default parallelism): a snapshot job then runs in one wave, and a batch's
+   * tasks (cut like its snapshot's) too.
    */
   def shardsPerTaskFor(shards: Int, parallelism: Int): Int =
     shardsPerTask.getOrElse(math.max(1, (shards + math.max(1, parallelism) - 1) / math.max(1, parallelism)))

@@ -30,6 +30,8 @@ class SourceEngineSuite extends AnyFunSuite with SimulatorSourceTest {
   test("a catch-up holds at most fetchBufferSize (and one response), reads every record once, and frees it all on stop") {
     val stream = newStreamName("bounded")
     kinesis.createStream(stream, 2)
+    // The counts below are this JVM's: no other query's feeds may be left (a stopped query frees them at once).
+    eventually("no feed of an earlier test to be left") { Prefetcher.feedCount == 0 }
     simulator.admin.quotas(enabled = false)
     try {
       val put = kinesis.putAll(stream, bigRecords("b", 600, 10 * 1024)) // about 6 MiB, six times the buffer
