@@ -28,12 +28,6 @@ object RangeReader extends Logging {
     }
   }
 
-  private def within(to: ShardPosition, r: UserRecord): Boolean = to match {
-    case t: After => SequenceNumbers.isAtOrBefore(t, r.sequenceNumber, r.subSequenceNumber)
-    case ShardEnd => true
-    case _ => false
-  }
-
   /** Re-reads (from, to] with GetRecords. Stops at `to`, or at the shard's end when `to` is ShardEnd. */
   private def fromKinesis(config: SourceConfig, range: ShardRange): Iterator[UserRecord] = {
     logInfo(s"Reading ${range.key} ${range.from} .. ${range.to} from Kinesis (not buffered on this executor)")
@@ -54,10 +48,10 @@ object RangeReader extends Logging {
 
       private def refill(): Unit = {
         val poll = reader.poll(config.maxRecordsPerFetch)
-        val inRange = poll.records.takeWhile(r => within(range.to, r))
+        val inRange = poll.records.takeWhile(r => ShardRange.reaches(range.to, r))
         pending = inRange.iterator
         val reachedEnd = range.to match {
-          case t: After => inRange.lastOption.exists(r => r.sequenceNumber == t.sequenceNumber && r.subSequenceNumber == t.subSequenceNumber) ||
+          case t: After => inRange.lastOption.exists(_.position == t) ||
             inRange.size < poll.records.size
           case _ => false
         }

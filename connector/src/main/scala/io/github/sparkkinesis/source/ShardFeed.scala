@@ -19,7 +19,7 @@ final case class FeedState(
  * The records of a planned range that this executor holds: `records` in order, then, when the buffer does not
  * reach the range's end (a batch read whose buffer filled), the rest is read from Kinesis after `resumeFrom`.
  */
-final case class BufferedPart(records: IndexedSeq[UserRecord], resumeFrom: Option[ShardPosition])
+final case class BufferedPart(records: scala.collection.IndexedSeq[UserRecord], resumeFrom: Option[ShardPosition])
 
 /**
  * One shard read continuously on an executor: the records fetched after `base` (the start of the next batch to
@@ -100,7 +100,7 @@ final class ShardFeed(
       else if (failure.nonEmpty) false
       else if (from == readTo && !spilled) { dropWhile(_ => true); true }
       else from match {
-        case a: After if records.stream().anyMatch(r => r.sequenceNumber == a.sequenceNumber && r.subSequenceNumber == a.subSequenceNumber) =>
+        case a: After if records.stream().anyMatch(_.position == a) =>
           dropWhile(r => SequenceNumbers.isAtOrBefore(a, r.sequenceNumber, r.subSequenceNumber))
           true
         case _ => false
@@ -143,19 +143,14 @@ final class ShardFeed(
       var beyond = false
       while (it.hasNext && !beyond) {
         val r = it.next()
-        val in = to match {
-          case t: After => SequenceNumbers.isAtOrBefore(t, r.sequenceNumber, r.subSequenceNumber)
-          case ShardEnd => true
-          case _ => false
-        }
-        if (in) out += r else beyond = true
+        if (ShardRange.reaches(to, r)) out += r else beyond = true
       }
       val complete = to match {
         case t: After => out.lastOption.exists(_.position == t)
         case ShardEnd => readTo == ShardEnd && !spilled
         case _ => false
       }
-      Some(BufferedPart(out.toIndexedSeq, if (complete) None else Some(out.lastOption.map(_.position).getOrElse(base))))
+      Some(BufferedPart(out, if (complete) None else Some(out.lastOption.map(_.position).getOrElse(base))))
     }
   }
 
