@@ -4,7 +4,7 @@ builds its session like `env.spark_session` (the connector jar on spark.jars), d
 TRIM_HORIZON with Trigger.AvailableNow into `noop` with default options, and writes what it saw as JSON.
 
     python -m bench.child --endpoint URL --stream NAME --out FILE [--master M] [--driver-memory 1g]
-                          [--timeout S] [--heap]
+                          [--timeout S] [--heap] [--option KEY=VALUE ...]
 """
 
 from __future__ import annotations
@@ -25,6 +25,8 @@ from bench.jvmstats import HeapPeaks
 
 #: heap pools are sampled this often while the query runs (max of used, max of live after GC)
 HEAP_SAMPLE_SECONDS = 0.5
+#: and the live heap (after a forced full collection, a pause of its own) this often
+LIVE_SAMPLE_SECONDS = 3.0
 
 
 def _metric_values(progress: list[dict[str, Any]], name: str) -> list[float]:
@@ -51,12 +53,15 @@ def progress_summary(progress: list[dict[str, Any]]) -> dict[str, Any]:
             "throttledCalls": int(sum(_metric_values(progress, "throttledCalls")))}
 
 
-def drain(spark: Any, endpoint: str, stream: str, timeout: float, sample_heap: bool) -> dict[str, Any]:
+def drain(spark: Any, endpoint: str, stream: str, timeout: float, sample_heap: bool,
+          options: dict[str, str] | None = None) -> dict[str, Any]:
     """The AvailableNow drain, watched every half second (heap samples) until it ends or `timeout` passes."""
     heap = HeapPeaks(spark) if sample_heap else None
     reader = spark.readStream.format("kinesis").options(
-        **source_options(endpoint, stream, initialPosition="trim_horizon")).load()
-    used, live = 0.0, 0.0
+        **source_options(endpoint, stream, initialPosition="trim_horizon", **(options or {}))).load()
+    used, live, live_max = 0.0, 0.0, 0.0
+    live_before = heap.live_mib() if heap is not None else 0.0
+    next_live = time.monotonic() + LIVE_SAMPLE_SECONDS
     with tempfile.TemporaryDirectory(prefix="bench-child-cp-") as checkpoint:
         if heap is not None:
             heap.reset()
@@ -66,6 +71,8 @@ def drain(spark: Any, endpoint: str, stream: str, timeout: float, sample_heap: b
         while query.isActive and time.monotonic() - start < timeout:
             if heap is not None:
                 used, live = max(used, heap.used_mib()), max(live, heap.live_after_gc_mib())
+                if time.monotonic() >= next_live:
+                    live_max, next_live = max(live_max, heap.live_mib()), time.monotonic() + LIVE_SAMPLE_SECONDS
             time.sleep(HEAP_SAMPLE_SECONDS)  # a sampling interval
         finished = not query.isActive
         if not finished:
@@ -78,7 +85,8 @@ def drain(spark: Any, endpoint: str, stream: str, timeout: float, sample_heap: b
                            "seconds": round(seconds, 1), **progress_summary(progress)}
     if heap is not None:
         out |= {"maxHeapMiB": round(heap.max_heap / 1024 / 1024, 1), "heapPeakMiB": round(heap.peak_mib(), 1),
-                "heapSampledMaxMiB": round(used, 1), "liveAfterGcMaxMiB": round(live, 1)}
+                "heapSampledMaxMiB": round(used, 1), "liveAfterGcMaxMiB": round(live, 1),
+                "liveBeforeMiB": round(live_before, 1), "liveMaxMiB": round(live_max, 1)}
     return out
 
 
@@ -91,13 +99,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--driver-memory", default="1g")
     parser.add_argument("--timeout", type=float, default=900.0)
     parser.add_argument("--heap", action="store_true", help="sample the driver's heap pools")
+    parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                        help="a source option beyond the defaults (repeatable)")
     args = parser.parse_args(argv)
     result: dict[str, Any] = {"completed": False, "master": args.master, "driverMemory": args.driver_memory}
     started = time.monotonic()
     spark = session_builder(args.master, "spark-kinesis-bench-child", args.driver_memory).getOrCreate()
     result["sessionStartSeconds"] = round(time.monotonic() - started, 1)
     try:
-        result |= drain(spark, args.endpoint, args.stream, args.timeout, args.heap)
+        options = dict(o.split("=", 1) for o in args.option)
+        result |= drain(spark, args.endpoint, args.stream, args.timeout, args.heap, options)
     except Exception as e:  # an OutOfMemoryError ends the JVM and surfaces here as a py4j error
         result["error"] = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
     finally:

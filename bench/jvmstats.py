@@ -64,11 +64,15 @@ class HeapPeaks:
 
     The sum of each heap pool's own peak is an upper bound of the heap's true peak (pools peak at different
     moments) and counts garbage not yet collected; in local mode that JVM is the driver and the executor at once.
-    `live_after_gc_mib` is the heap each pool kept after its last collection: sampled through a run, its maximum
-    is what the run really held on to."""
+    `live_after_gc_mib` is the heap each pool kept after its last collection: with G1, a young collection leaves
+    the old generation's garbage in place, so this bounds what a run held from above. `live_mib` forces a full
+    collection first (System.gc(), a stop-the-world full GC under G1's defaults): what the JVM really held at that
+    moment, at the price of a pause, so a run samples it every few seconds only."""
 
     def __init__(self, spark: Any) -> None:
-        factory = spark.sparkContext._jvm.java.lang.management.ManagementFactory
+        self._jvm = spark.sparkContext._jvm
+        factory = self._jvm.java.lang.management.ManagementFactory
+        self._memory = factory.getMemoryMXBean()
         self.pools = [p for p in factory.getMemoryPoolMXBeans() if str(p.getType().name()) == "HEAP"]
         self.max_heap = int(factory.getMemoryMXBean().getHeapMemoryUsage().getMax())
 
@@ -81,6 +85,11 @@ class HeapPeaks:
 
     def used_mib(self) -> float:
         return sum(int(p.getUsage().getUsed()) for p in self.pools) / MIB
+
+    def live_mib(self) -> float:
+        """The heap in use right after a full collection."""
+        self._jvm.java.lang.System.gc()
+        return int(self._memory.getHeapMemoryUsage().getUsed()) / MIB
 
     def live_after_gc_mib(self) -> float:
         """Sum over the heap pools of what the last collection left (pools that report none count 0)."""

@@ -147,6 +147,18 @@ def _many_shards_targets(results: dict[str, Any], add: Add) -> None:
         missing == 0 and p50 == p50 and p50 <= P50_MS)  # p50 != p50: NaN, nothing measured
 
 
+#: what the memory target allows the read to hold beyond `fetchBufferSize`: Spark's own per-query structures, the
+#: SDK's clients and connection pools, and records being turned into rows
+MEMORY_FIXED_OVERHEAD_MIB = 64
+
+
+def memory_excess_mib(child: dict[str, Any]) -> float | None:
+    """Live heap during the drain beyond the live heap before it and beyond `fetchBufferSize` (None: not measured)."""
+    if not child.get("liveMaxMiB") or not child.get("fetchBufferSize"):
+        return None
+    return round(child["liveMaxMiB"] - child.get("liveBeforeMiB", 0.0) - child["fetchBufferSize"] / 1024 / 1024, 1)
+
+
 def _memory_targets(results: dict[str, Any], add: Add) -> None:
     name = "backlog drained with a 1 GiB driver heap"
     data = results.get("memory") or {}
@@ -154,11 +166,15 @@ def _memory_targets(results: dict[str, Any], add: Add) -> None:
         add(name, "-", _not_run(data), None)
         return
     child = data["child"]
+    excess = memory_excess_mib(child)
     value = (f"{'completed' if data['completed'] else 'not completed'}, {child.get('records')} of "
-             f"{data['recordsInStream']} records, heap peak {child.get('heapPeakMiB')} MiB, fetchBufferSize "
-             f"{child.get('fetchBufferSize')}" + (f" ({child['error']})" if child.get("error") else ""))
-    add(name, f"{data['shards']} × {data['mibPerShard']} MiB of {data['recordBytes'] // 1024} KiB records", value,
-        data["completed"])
+             f"{data['recordsInStream']} records, live heap {child.get('liveBeforeMiB')} MiB before, at most "
+             f"{child.get('liveMaxMiB')} MiB during, fetchBufferSize {child.get('fetchBufferSize')}: "
+             f"{excess} MiB beyond the buffer (allowed {MEMORY_FIXED_OVERHEAD_MIB})"
+             + (f" ({child['error']})" if child.get("error") else ""))
+    add(name, f"{data['shards']} × {data['mibPerShard']} MiB of {data['recordBytes'] // 1024} KiB records, live heap "
+        f"within fetchBufferSize + {MEMORY_FIXED_OVERHEAD_MIB} MiB", value,
+        data["completed"] and excess is not None and excess <= MEMORY_FIXED_OVERHEAD_MIB)
 
 
 def _cluster_targets(results: dict[str, Any], add: Add) -> None:
@@ -356,15 +372,18 @@ def _memory_section(results: dict[str, Any]) -> list[str]:
         return []
     c = data["child"]
     out = ["", f"## Memory: a backlog drained with a {data['driverMemory']} driver heap ({data['master']})", "",
-           "Heap peak: sum of the heap pools' peaks (counts garbage not yet collected); live after GC: the most the "
-           "heap kept after a collection, sampled every 0.5 s.", "",
+           "Heap peak: sum of the heap pools' peaks (counts garbage not yet collected); after GC: the most the "
+           "heap kept after a collection, sampled every 0.5 s (G1's young collections leave old garbage: an upper "
+           "bound); live: heap in use right after a forced full collection, before the query and every 3 s during it.",
+           "",
            "| shards × MiB | record | completed | records read | seconds | max heap MiB | heap peak MiB | "
-           "live after GC MiB | fetchBufferSize | max totalPrefetchedBytes |",
-           "|---|---|---|---|---|---|---|---|---|---|",
+           "after GC MiB | live before MiB | live max MiB | fetchBufferSize | max totalPrefetchedBytes |",
+           "|---|---|---|---|---|---|---|---|---|---|---|---|",
            f"| {data['shards']} × {data['mibPerShard']} | {data['recordBytes'] // 1024} KiB | "
            f"{'yes' if data['completed'] else 'no'} | {_num(c.get('records'))} of {data['recordsInStream']:,} | "
            f"{_num(c.get('seconds'), 1)} | {_num(c.get('maxHeapMiB'), 1)} | {_num(c.get('heapPeakMiB'), 1)} | "
-           f"{_num(c.get('liveAfterGcMaxMiB'), 1)} | {_num(c.get('fetchBufferSize') or 'not reported')} | "
+           f"{_num(c.get('liveAfterGcMaxMiB'), 1)} | {_num(c.get('liveBeforeMiB'), 1)} | {_num(c.get('liveMaxMiB'), 1)} | "
+           f"{_num(c.get('fetchBufferSize') or 'not reported')} | "
            f"{_num(c.get('maxTotalPrefetchedBytes'))} |"]
     if c.get("error"):
         out += ["", f"The drain failed: {c['error']}"]

@@ -99,7 +99,8 @@ def _engine_results() -> dict[str, Any]:
     results["memory"] = {"shards": 64, "mibPerShard": 20, "recordBytes": 10240, "driverMemory": "1g",
                          "master": "local[2]", "recordsInStream": 131072, "completed": True,
                          "child": {"records": 131072, "seconds": 80.0, "maxHeapMiB": 1024.0, "heapPeakMiB": 900.0,
-                                   "liveAfterGcMaxMiB": 300.0, "fetchBufferSize": None, "error": None}}
+                                   "liveAfterGcMaxMiB": 300.0, "liveBeforeMiB": 60.0, "liveMaxMiB": 240.0,
+                                   "fetchBufferSize": 128 * 1024 * 1024, "error": None}}
     results["localCluster"] = {"master": "local-cluster[2,1,1024]", "shards": 8, "recordsInStream": 160000,
                                "storedBytes": 170 * 1024 * 1024, "servedBytes": 180 * 1024 * 1024,
                                "servedToStored": 1.0588, "getRecordsCalls": 100, "completed": True,
@@ -126,8 +127,16 @@ def test_engine_targets_for_cpu_scale_memory_and_cluster() -> None:
     assert _verdicts(rows, "idle trigger median") == ["PASS"]
     assert _verdicts(rows, "idle driver CPU") == ["MISS"]  # 8 % of a core
     assert _verdicts(rows, "p50 put→row") == ["PASS"]
-    assert _verdicts(rows, "backlog drained with a 1 GiB") == ["PASS"]
+    assert _verdicts(rows, "backlog drained with a 1 GiB") == ["PASS"]  # 240 - 60 - 128 = 52 MiB beyond the buffer
     assert _verdicts(rows, "GetRecords bytes ≤ 1.05×") == ["MISS"]  # 1.0588
+
+
+def test_memory_target_misses_when_the_live_heap_outgrows_the_buffer() -> None:
+    results = _engine_results()
+    results["memory"]["child"]["liveMaxMiB"] = 260.0  # 72 MiB beyond the buffer
+    assert _verdicts(targets(results), "backlog drained with a 1 GiB") == ["MISS"]
+    results["memory"]["child"]["liveMaxMiB"] = None  # not measured: no verdict of PASS
+    assert _verdicts(targets(results), "backlog drained with a 1 GiB") == ["MISS"]
 
 
 def test_engine_targets_are_not_run_without_their_sections() -> None:

@@ -22,6 +22,12 @@ import org.apache.spark.internal.Logging
  */
 object Prefetcher extends Logging {
   val MaxCallsInFlight = 32
+  /**
+   * Answers in flight may bring at most 1/8 of the buffer: while decoded they are on the heap several times over,
+   * more than [[ShardFeed.AnswerHeapFactor]] at moments (measured: with no share, the live heap outgrew the buffer by
+   * about half the buffer's size; with it, by a fixed amount).
+   */
+  val InFlightShare = 8
   val AbandonedFloor: java.time.Duration = java.time.Duration.ofSeconds(30)
   private val MaxGapNanos = java.time.Duration.ofMinutes(30).toNanos
   private val AwaitTickNanos = java.time.Duration.ofMillis(20).toNanos
@@ -182,7 +188,10 @@ object Prefetcher extends Logging {
    * more shards than slots every shard still gets its turn (first come, first served; nobody starves).
    */
   private def startCalls(): Unit = {
-    def free(feed: ShardFeed) = bufferLimit(feed.config) - held.get() - reserved.get()
+    def free(feed: ShardFeed) = {
+      val limit = bufferLimit(feed.config)
+      math.min(limit - held.get(), ShardFeed.AnswerHeapFactor * limit / InFlightShare) - reserved.get()
+    }
     // Space freed (a commit, a call's answer smaller than it might have been): the longest waiting go first.
     while (!waitingForMemory.isEmpty && free(waitingForMemory.peekFirst()) > 0) readyToCall.addFirst(waitingForMemory.pollLast())
     while (callsInFlight < MaxCallsInFlight && !readyToCall.isEmpty) {
@@ -196,10 +205,10 @@ object Prefetcher extends Logging {
   private def call(feed: ShardFeed, free: Long): Unit = {
     callsInFlight += 1
     val startedNanos = System.nanoTime()
-    val records = feed.nextLimit(free)
-    val expected = if (feed.spill) 0L else feed.expectedBytes(records)
+    val plan = feed.nextCall(free, ShardReader.callTargetBytes(feed.config))
+    val expected = ShardFeed.AnswerHeapFactor * plan.answerBytes
     reserved.addAndGet(expected)
-    val call = try feed.fetcher.poll(records) catch { case e: Throwable => CompletableFuture.failedFuture[Poll](e) }
+    val call = try feed.fetcher.poll(plan.limit) catch { case e: Throwable => CompletableFuture.failedFuture[Poll](e) }
     call.whenComplete { (poll: Poll, error: Throwable) =>
       reserved.addAndGet(-expected)
       completed(feed, poll, error, startedNanos)

@@ -49,6 +49,7 @@ final class ShardFeed(
   private var cutoffReached = false
   private var failure: Option[Throwable] = None
   private var avgRecordBytes = ShardFeed.InitialRecordBytesGuess
+  private var sized = false
   private var lastResponseBytes = 0L
 
   @volatile var stopped = false
@@ -71,21 +72,19 @@ final class ShardFeed(
   def hasRecordsAfter(from: ShardPosition): Boolean = synchronized(readTo != from)
   def bytesHeld: Long = synchronized(heldBytes)
 
-  /** Records to ask for in the next call, so that one response cannot overshoot the free buffer by much. */
-  def nextLimit(freeBytes: Long): Int = synchronized {
-    val fits = if (spill) Long.MaxValue else math.max(1L, freeBytes / math.max(1L, avgRecordBytes))
-    math.max(1L, math.min(config.maxRecordsPerFetch.toLong, fits)).toInt
-  }
-
   /**
-   * Bytes a call of `limit` records may bring: at the shard's average record size, but for a shard whose last
-   * answer was small (quiet, or read to its tip) about what that answer was, so a thousand idle shards do not
-   * hold the buffer's space for responses that will not come. A quiet shard that suddenly returns a full
-   * response overshoots the buffer by that response.
+   * The next call: records to ask for, and the bytes their answer may bring. An answer aims at `targetBytes`
+   * (about a second of the shard's read quota), but a shard whose last answer was small (quiet, or read to its
+   * tip) asks for about twice that answer, so a thousand idle shards do not hold the buffer's space for answers
+   * that will not come, and a shard that wakes up doubles its asks call by call. A streaming feed asks for no
+   * more than `freeBytes` can take once the answer is decoded ([[ShardFeed.AnswerHeapFactor]]).
    */
-  def expectedBytes(limit: Int): Long = synchronized {
-    val full = math.min(ShardFeed.MaxResponseBytes, limit * avgRecordBytes)
-    if (polls == 0) full else math.min(full, math.max(ShardFeed.MinReservationBytes, 2 * lastResponseBytes))
+  def nextCall(freeBytes: Long, targetBytes: Long): CallPlan = synchronized {
+    val target = math.min(ShardFeed.MaxResponseBytes, targetBytes)
+    val wanted = if (polls == 0) target else math.min(target, math.max(ShardFeed.MinReservationBytes, 2 * lastResponseBytes))
+    val bytes = if (spill) wanted else math.min(wanted, freeBytes / ShardFeed.AnswerHeapFactor)
+    val limit = math.max(1L, math.min(config.maxRecordsPerFetch.toLong, bytes / avgRecordBytes)).toInt
+    CallPlan(limit, math.min(ShardFeed.MaxResponseBytes, limit * avgRecordBytes))
   }
 
   /**
@@ -176,7 +175,11 @@ final class ShardFeed(
       readTo = r.position
       admitted += 1
     }
-    if (n > 0) avgRecordBytes = math.max(1L, (avgRecordBytes + poll.bytes / n) / 2)
+    if (n > 0) {
+      val observed = math.max(1L, poll.bytes / n)
+      avgRecordBytes = if (sized) (avgRecordBytes + observed) / 2 else observed
+      sized = true
+    }
     if (admitted < n) cutoffReached = true
     else if (poll.ended) readTo = ShardEnd
     atTip = admitted == n && (poll.ended || poll.millisBehindLatest == 0)
@@ -187,6 +190,9 @@ final class ShardFeed(
   def onFailure(e: Throwable): Unit = synchronized { failure = Some(e) }
 }
 
+/** One GetRecords call: at most `limit` records, about `answerBytes` of records expected back. */
+final case class CallPlan(limit: Int, answerBytes: Long)
+
 object ShardFeed {
   /** What a held record costs beyond its payload and key: the record, two strings and an array, with headers. */
   val RecordOverheadBytes = 160L
@@ -194,6 +200,12 @@ object ShardFeed {
   val InitialRecordBytesGuess: Long = 10L * 1024
   val MaxResponseBytes: Long = 10L * 1024 * 1024
   val MinReservationBytes: Long = 64L * 1024
+  /**
+   * Heap an answer takes while it is decoded, per byte of its records: the SDK gathers the body in a growing
+   * array, copies it once, then cuts it into records (measured with live heap histograms during a 10 KiB-record
+   * drain: in-flight answers, not held records, filled most of the heap when calls reserved their records' bytes only).
+   */
+  val AnswerHeapFactor = 3L
 
   def accounted(r: UserRecord): Long = r.data.length + 2L * (r.partitionKey.length + r.sequenceNumber.length) + RecordOverheadBytes
 }

@@ -111,10 +111,17 @@ object ShardReader extends Logging {
    * the shard's calls until the debt is paid. Waiting out the debt, instead of calling into it, keeps every
    * call unthrottled and the rate at the quota.
    */
-  def pacingNanos(config: SourceConfig, bytes: Long): Long = {
-    val bytesPerSecond = config.maxFetchRateMBps.map(_ * 1000 * 1000).getOrElse(ReadQuotaBytesPerSecond)
-    math.max(config.minFetchPeriod.toNanos, (bytes / bytesPerSecond * 1e9).toLong)
-  }
+  def pacingNanos(config: SourceConfig, bytes: Long): Long =
+    math.max(config.minFetchPeriod.toNanos, (bytes / readBytesPerSecond(config) * 1e9).toLong)
+
+  private def readBytesPerSecond(config: SourceConfig): Double =
+    config.maxFetchRateMBps.map(_ * 1000 * 1000).getOrElse(ReadQuotaBytesPerSecond)
+
+  /**
+   * What one prefetch call aims to bring back: a second of the shard's read rate. Larger answers read no faster
+   * (the pacing waits them out) but hold more of the heap while they are decoded.
+   */
+  def callTargetBytes(config: SourceConfig): Long = readBytesPerSecond(config).toLong
 
   /** GetShardIterator refused a checkpointed sequence number: trimmed past retention, or the stream was recreated. */
   def isLostPosition(position: ShardPosition, e: KinesisException): Boolean = position.isInstanceOf[After] &&

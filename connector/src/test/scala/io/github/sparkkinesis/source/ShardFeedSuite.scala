@@ -115,15 +115,33 @@ class ShardFeedSuite extends AnyFunSuite {
     assert(f.finished && f.failed.isDefined && f.commit(at(1)).isEmpty && f.part(TrimHorizon, at(2)).isEmpty)
   }
 
-  test("the next call asks for what fits in the free buffer at the shard's record size") {
+  test("a call aims at a second of quota, fits the free buffer once decoded, and a quiet shard asks for little") {
     val f = feed()
-    assert(f.nextLimit(Long.MaxValue) == 10000 && f.nextLimit(100 * 1024) == 10 && f.nextLimit(0) == 1)
-    assert(f.expectedBytes(1000) == 1000 * ShardFeed.InitialRecordBytesGuess)
-    f.onPoll(poll(IndexedSeq(UserRecord("k", new Array[Byte](1 << 20), "00001", 0, 1))), _ => true)
-    assert(f.expectedBytes(10000) == 2L * ((1 << 20) + 1), "a shard's next answer: about twice its last")
-    f.onPoll(poll((2 to 11).map(i => UserRecord("k", new Array[Byte](1 << 20), f"$i%05d", 0, i.toLong))), _ => true)
-    assert(f.expectedBytes(10000) == ShardFeed.MaxResponseBytes, "one response brings at most 10 MiB")
+    val mib = 1L << 20
+    val guess = ShardFeed.InitialRecordBytesGuess
+    assert(f.nextCall(Long.MaxValue, 2 * mib) == CallPlan((2 * mib / guess).toInt, (2 * mib / guess) * guess))
+    assert(f.nextCall(30 * guess, 2 * mib).limit == 10, "the answer and its decoding fit the free buffer")
+    assert(f.nextCall(0, 2 * mib).limit == 1, "at least one record")
+    f.onPoll(poll((1 to 2).map(i => UserRecord("k", new Array[Byte](1 << 18), f"$i%05d", 0, i.toLong))), _ => true)
+    assert(f.nextCall(Long.MaxValue, 2 * mib) == CallPlan(4, 4 * ((1 << 18) + 1)), "about twice the last answer")
+    f.onPoll(poll((3 to 10).map(i => UserRecord("k", new Array[Byte](1 << 18), f"$i%05d", 0, i.toLong))), _ => true)
+    assert(f.nextCall(Long.MaxValue, 2 * mib).limit == 7, "a full answer: the target again (2 MiB of 256 KiB records)")
+    assert(f.nextCall(Long.MaxValue, 100 * mib).answerBytes <= ShardFeed.MaxResponseBytes, "one answer is at most 10 MiB")
     f.onPoll(poll(IndexedSeq.empty), _ => true)
-    assert(f.expectedBytes(10000) == ShardFeed.MinReservationBytes, "a quiet shard holds little space for its next call")
+    assert(f.nextCall(Long.MaxValue, 2 * mib) == CallPlan(1, (1 << 18) + 1),
+      "a quiet shard holds little space for its next call (here: one record of its size)")
   }
+
+  test("records of 100 bytes: a call asks for the 10,000-record maximum once their size is known") {
+    val f = feed()
+    f.onPoll(poll((1 to 1000).map(i => UserRecord("k", new Array[Byte](99), f"$i%05d", 0, i.toLong))), _ => true)
+    assert(f.nextCall(Long.MaxValue, 2L << 20).limit == 2000, "twice the last answer")
+    f.onPoll(poll((1001 to 3000).map(i => UserRecord("k", new Array[Byte](99), f"$i%05d", 0, i.toLong))), _ => true)
+    assert(f.nextCall(Long.MaxValue, 2L << 20).limit == 4000)
+    f.onPoll(poll((3001 to 7000).map(i => UserRecord("k", new Array[Byte](99), f"$i%05d", 0, i.toLong))), _ => true)
+    assert(f.nextCall(Long.MaxValue, 2L << 20).limit == 8000)
+    f.onPoll(poll((7001 to 15000).map(i => UserRecord("k", new Array[Byte](99), f"$i%05d", 0, i.toLong))), _ => true)
+    assert(f.nextCall(Long.MaxValue, 2L << 20).limit == 10000)
+  }
+
 }
