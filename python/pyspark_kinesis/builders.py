@@ -150,6 +150,12 @@ class KinesisSourceBuilder(_Builder):
         check_str("size", size)
         return self._next(call(lambda: self._j.withFetchBufferSize(size)))
 
+    def withMaxIdlePollInterval(self, interval: str) -> KinesisSourceBuilder:
+        """The longest an idle shard goes unpolled, e.g. ``"10s"`` (the default); ``"1s"`` polls every idle
+        shard every second (lower latency after a silence, more calls)."""
+        check_str("interval", interval)
+        return self._next(call(lambda: self._j.withMaxIdlePollInterval(interval)))
+
     def build(self, spark: SparkSession) -> DataFrame:
         """A streaming DataFrame of the source schema.
 

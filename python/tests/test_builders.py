@@ -19,6 +19,7 @@ def test_every_source_method_sets_its_option_and_options_is_the_exact_map(spark:
         KinesisSources.kinesis("clicks").withRegion("eu-west-1").withEndpoint("http://127.0.0.1:4566")
         .withCredentials("AKIA", "secret").withInitialPosition("trim_horizon").withMaxRecordsPerTrigger(100)
         .withMaxRecordsPerFetch(500).withShardsPerTask(2).withFailOnDataLoss(False).withFetchBufferSize("64m")
+        .withMaxIdlePollInterval("2s")
         .withRetryStrategy(RetryStrategies.exponential(100, 2000, maxAttempts=5)).withOption("shardFetchInterval", "5s")
     )
     assert builder.options() == {
@@ -26,6 +27,7 @@ def test_every_source_method_sets_its_option_and_options_is_the_exact_map(spark:
         "awsAccessKey": "AKIA", "awsSecretKey": "secret", "initialPosition": "trim_horizon",
         "maxRecordsPerTrigger": "100", "maxRecordsPerFetch": "500", "shardsPerTask": "2", "failOnDataLoss": "false",
         "fetchBufferSize": "64m",
+        "maxIdlePollInterval": "2s",
         "retryMaxAttempts": "5", "retryInitialBackoff": "100ms", "retryMaxBackoff": "2000ms",
         "shardFetchInterval": "5s",
     }
@@ -50,6 +52,7 @@ def test_sink_methods_and_retry_strategies(spark: SparkSession) -> None:
         (lambda: KinesisSources.kinesis("s").withMaxRecordsPerTrigger(0), ValueError, "records must be at least 1"),
         (lambda: KinesisSources.kinesis("s").withFailOnDataLoss("no"), TypeError, "fail must be a bool"),
         (lambda: KinesisSources.kinesis("s").withFetchBufferSize(64), TypeError, "size must be a str"),
+        (lambda: KinesisSources.kinesis("s").withMaxIdlePollInterval(10), TypeError, "interval must be a str"),
         (lambda: KinesisSources.kinesis("s").withRetryStrategy(250), TypeError, "strategy must be a RetryStrategy"),
         (lambda: KinesisSinks.kinesis("s", col("k")), ValueError, "keyColumn and valueColumn go together"),
         (lambda: KinesisSinks.kinesis("s", "k", "v"), TypeError, "keyColumn must be a pyspark.sql.Column"),

@@ -46,6 +46,8 @@ final class KinesisSourceBuilder private[sparkkinesis] (protected val settings: 
   def withFailOnDataLoss(fail: Boolean): KinesisSourceBuilder = set(FailOnDataLoss, fail)
   /** Bytes of prefetched records one executor may hold, in Spark's size syntax: `256m`, `1g`. */
   def withFetchBufferSize(size: String): KinesisSourceBuilder = set(FetchBufferSize, size)
+  /** The longest an idle shard goes unpolled, e.g. "10s" (the default); "1s" polls every idle shard every second. */
+  def withMaxIdlePollInterval(interval: String): KinesisSourceBuilder = set(MaxIdlePollInterval, interval)
 
   /** A streaming DataFrame of the source schema. */
   def build(spark: SparkSession): DataFrame = {

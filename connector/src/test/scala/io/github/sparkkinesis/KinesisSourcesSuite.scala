@@ -16,13 +16,14 @@ class KinesisSourcesSuite extends AnyFunSuite {
       .withMinFetchPeriod("250ms").withMaxFetchDuration("5s").withMaxRecordsPerTrigger(1000).withMaxBytesPerTrigger(1L << 20)
       .withShardsPerTask(2).withShardFetchInterval("2s").withFailOnDataLoss(false).withRoleArn("arn:aws:iam::1:role/r", "ext")
       .withFetchBufferSize("64m")
+      .withMaxIdlePollInterval("2s")
     assert(b.options().asScala == Map(
       "streamName" -> "clicks", "region" -> "eu-west-1", "endpoint" -> "http://127.0.0.1:4566",
       "awsAccessKey" -> "AKIA", "awsSecretKey" -> "secret", "awsSessionToken" -> "token",
       "initialPosition" -> "at_timestamp", "initialTimestamp" -> "1738324800000", "maxRecordsPerFetch" -> "500",
       "maxFetchRate" -> "1.5", "minFetchPeriod" -> "250ms", "maxFetchDuration" -> "5s", "maxRecordsPerTrigger" -> "1000",
       "maxBytesPerTrigger" -> "1048576", "shardsPerTask" -> "2", "shardFetchInterval" -> "2s", "failOnDataLoss" -> "false",
-      "fetchBufferSize" -> "64m", "roleArn" -> "arn:aws:iam::1:role/r", "roleExternalId" -> "ext"))
+      "fetchBufferSize" -> "64m", "maxIdlePollInterval" -> "2s", "roleArn" -> "arn:aws:iam::1:role/r", "roleExternalId" -> "ext"))
     assert(b.options().asScala.keySet.forall(k => KinesisOptions.find(k).isDefined), "only keys of the option table")
     SourceConfig(OptionReader(b.options().asScala.toMap)) // and they are all valid together
   }

@@ -38,6 +38,7 @@ object KinesisOptions {
   val MaxRecordsPerFetch = opt("maxRecordsPerFetch", "10000", "Limit of one GetRecords call (1..10000)", Source)
   val MaxFetchRate = opt("maxFetchRate", "adaptive", "MB/s cap per shard; unset = the shard's read quota (2 MiB/s: after a large read the next call waits it out); throttling backs off", Source)
   val MinFetchPeriod = opt("minFetchPeriod", "200ms", "least time between two GetRecords calls on one shard", Source)
+  val MaxIdlePollInterval = opt("maxIdlePollInterval", "10s", "the longest an idle shard goes unpolled: a shard silent for a while is polled less often (a tenth of its silence, at least every second), so an idle stream costs little; the first record after a silence waits at most this long", Source)
   val MaxFetchDuration = opt("maxFetchDuration", "10s", "the longest a snapshot waits for its shards (their first answer, or data on an idle stream) before a batch is planned", Source)
   val MaxRecordsPerTrigger = opt("maxRecordsPerTrigger", "none", "admission control: records per micro-batch across all shards", Source)
   val MaxBytesPerTrigger = opt("maxBytesPerTrigger", "none", "admission control: bytes per micro-batch across all shards", Source)
@@ -61,7 +62,7 @@ object KinesisOptions {
     StreamName, Region, Endpoint, AwsAccessKey, AwsSecretKey, AwsSessionToken, RoleArn, RoleExternalId,
     RoleSessionName, StsEndpoint, AwsProfile, RetryMaxAttempts, RetryInitialBackoff, RetryMaxBackoff,
     ApiCallTimeout, ApiCallAttemptTimeout, ConnectTimeout, InitialPosition, InitialTimestamp, EndingPosition,
-    MaxRecordsPerFetch, MaxFetchRate, MinFetchPeriod, MaxFetchDuration, MaxRecordsPerTrigger, MaxBytesPerTrigger,
+    MaxRecordsPerFetch, MaxFetchRate, MinFetchPeriod, MaxIdlePollInterval, MaxFetchDuration, MaxRecordsPerTrigger, MaxBytesPerTrigger,
     ShardsPerTask, ShardFetchInterval, FetchBufferSize, FailOnDataLoss, ConsumerMode, ConsumerName, RequireConsumerDeregistration,
     MaxRecordsPerRequest, MaxBytesPerRequest, MaxInFlightRequests, PreserveKeyOrder, ClusterByPartitionKey,
     FlowControl)

@@ -31,8 +31,6 @@ object Prefetcher extends Logging {
   val AbandonedFloor: java.time.Duration = java.time.Duration.ofSeconds(30)
   private val MaxGapNanos = java.time.Duration.ofMinutes(30).toNanos
   private val AwaitTickNanos = java.time.Duration.ofMillis(20).toNanos
-  /** An idle shard (empty answers at its tip) is polled at most this often: what the KCL does by default. */
-  val IdlePollInterval: java.time.Duration = java.time.Duration.ofSeconds(1)
 
   private val feeds = new ConcurrentHashMap[(String, ShardKey), ShardFeed]()
   private val held = new AtomicLong()
@@ -48,6 +46,7 @@ object Prefetcher extends Logging {
   private val reReads = new ConcurrentHashMap[String, AtomicLong]()
   private val tallies = new ConcurrentHashMap[String, CallTally]()
   private val signals = new ConcurrentHashMap[String, Object]()
+  private val changeCounts = new ConcurrentHashMap[String, AtomicLong]()
   private val activity = new ConcurrentHashMap[String, Activity]()
 
   /** When a query last used this JVM's feeds, and the longest it went without. */
@@ -138,6 +137,7 @@ object Prefetcher extends Logging {
     tallies.remove(sourceId)
     activity.remove(sourceId)
     signals.remove(sourceId)
+    changeCounts.remove(sourceId)
   }
 
   /** The calls this JVM made for a source's feeds, since they started here. */
@@ -163,6 +163,14 @@ object Prefetcher extends Logging {
   }
 
   private def signalOf(sourceId: String): Object = signals.computeIfAbsent(sourceId, _ => new Object)
+
+  /**
+   * Counts the completions that changed what a source's feeds offer (records, a first answer, caught up or not,
+   * an end or a failure): a waiter re-examines its feeds only when this moved, however many shards it has.
+   */
+  def changes(sourceId: String): Long = changesOf(sourceId).get()
+
+  private def changesOf(sourceId: String): AtomicLong = changeCounts.computeIfAbsent(sourceId, _ => new AtomicLong())
 
   private def stop(feed: ShardFeed): Unit = {
     feed.stopped = true
@@ -217,6 +225,7 @@ object Prefetcher extends Logging {
   }
 
   private def completed(feed: ShardFeed, poll: Poll, error: Throwable, startedNanos: Long): Unit = {
+    val (polledBefore, caughtUpBefore) = (feed.hasPolled, feed.caughtUp)
     if (error != null) {
       val cause = PollingFetcher.cause(error)
       logWarning(s"Reading Kinesis shard ${feed.key} failed: $cause")
@@ -225,16 +234,20 @@ object Prefetcher extends Logging {
       val limit = bufferLimit(feed.config)
       held.addAndGet(feed.onPoll(poll, size => held.get() + reserved.get() + size <= limit))
       val pace = ShardReader.pacingNanos(feed.config, poll.bytes)
-      // An idle shard is asked again sooner after its first empty answers, then once per IdlePollInterval.
-      val idle = if (feed.idlePolls == 0) 0L
-        else math.min(IdlePollInterval.toNanos, feed.config.minFetchPeriod.toNanos << math.min(feed.idlePolls, 8))
+      val idle = ShardFeed.idleWaitNanos(feed.idlePolls, startedNanos - feed.idleSinceNanos,
+        feed.config.minFetchPeriod, feed.config.maxIdlePollInterval)
       // Spaced from the call's start, as Kinesis counts calls and bytes when it serves them: a call's own time
       // is not lost from the shard's quota (measured: 0.91-0.95 of the quota paced from the answer instead).
       feed.nextCallNanos = startedNanos + math.max(pace, idle)
       if (feed.stopped) held.addAndGet(-feed.release())
     }
-    val signal = signalOf(feed.sourceId)
-    signal.synchronized(signal.notifyAll())
+    // Waiters re-check only when what they wait for may have changed: an idle shard's empty answer changes nothing.
+    if (error != null || (poll != null && poll.records.nonEmpty) || feed.hasPolled != polledBefore ||
+      feed.caughtUp != caughtUpBefore || feed.finished) {
+      changesOf(feed.sourceId).incrementAndGet()
+      val signal = signalOf(feed.sourceId)
+      signal.synchronized(signal.notifyAll())
+    }
     if (!feed.finished) dispatchIn(feed, feed.nextCallNanos - System.nanoTime())
   }
 

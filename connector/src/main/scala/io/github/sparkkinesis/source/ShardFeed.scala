@@ -55,6 +55,8 @@ final class ShardFeed(
   @volatile var stopped = false
   @volatile private[source] var nextCallNanos: Long = System.nanoTime()
   @volatile private[source] var idlePolls = 0
+  /** When the current run of empty answers at the tip began. */
+  @volatile private[source] var idleSinceNanos = 0L
   @volatile private var lastTouchNanos = System.nanoTime()
 
   /** A snapshot or a batch task used the feed: it is still wanted here. */
@@ -184,6 +186,7 @@ final class ShardFeed(
     else if (poll.ended) readTo = ShardEnd
     atTip = admitted == n && (poll.ended || poll.millisBehindLatest == 0)
     idlePolls = if (n == 0 && atTip) idlePolls + 1 else 0
+    if (idlePolls == 1) idleSinceNanos = System.nanoTime()
     added
   }
 
@@ -206,6 +209,25 @@ object ShardFeed {
    * drain: in-flight answers, not held records, filled most of the heap when calls reserved their records' bytes only).
    */
   val AnswerHeapFactor = 3L
+
+  /** One poll of an idle shard per this share of its silence (a shard silent for a minute: every 6 s). */
+  val SilenceShare = 10
+  /** After its first empty answers, an idle shard is polled at least this often until its silence grows. */
+  val IdlePollInterval: java.time.Duration = java.time.Duration.ofSeconds(1)
+
+  /**
+   * How long after its last call an idle shard (`idlePolls` empty answers at its tip in a row, silent for
+   * `silenceNanos`) is polled again: sooner after its first empty answers, then once a second (what the KCL does),
+   * then a tenth of its silence, at most `maxIdle`. An idle stream of a thousand shards then costs a few calls a
+   * second instead of a thousand, and a record that ends a silence waits at most a tenth of it (and `maxIdle`).
+   */
+  def idleWaitNanos(idlePolls: Int, silenceNanos: Long, minFetchPeriod: java.time.Duration,
+      maxIdle: java.time.Duration): Long =
+    if (idlePolls == 0) 0L
+    else {
+      val ramp = math.min(IdlePollInterval.toNanos, minFetchPeriod.toNanos << math.min(idlePolls, 8))
+      math.min(maxIdle.toNanos, math.max(ramp, silenceNanos / SilenceShare))
+    }
 
   def accounted(r: UserRecord): Long = r.data.length + 2L * (r.partitionKey.length + r.sequenceNumber.length) + RecordOverheadBytes
 }

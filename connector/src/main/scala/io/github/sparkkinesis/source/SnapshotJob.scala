@@ -87,16 +87,27 @@ object SnapshotJob {
     val fillEnd = started + math.min(until.fillNanos, config.maxFetchDuration.toNanos)
     val halfBuffer = Prefetcher.bufferLimit(config) / 2
     val firstPollEnd = started + math.min(SnapshotJob.FirstPollWait.toNanos, config.maxFetchDuration.toNanos)
+    val all = feeds.map(_._2)
+    // What the feeds offer, looked at again only when a call changed something (see Prefetcher.changes): the
+    // wait re-checks its time limits every few milliseconds, and a thousand feeds are not scanned each time.
+    var seen = -1L
+    var failed, hasData, allPolled, allCaughtUp = false
     Prefetcher.await(sourceId, started + config.maxFetchDuration.toNanos) {
-      val all = feeds.map(_._2)
-      lazy val now = System.nanoTime()
-      lazy val hasData = feeds.exists { case (r, f) => f.hasRecordsAfter(r.from) }
-      lazy val filled = now >= fillEnd || all.forall(f => f.caughtUp || f.finished) || Prefetcher.heldBytes >= halfBuffer
+      val changes = Prefetcher.changes(sourceId)
+      if (changes != seen) {
+        seen = changes
+        failed = all.exists(_.failed.nonEmpty)
+        hasData = feeds.exists { case (r, f) => f.hasRecordsAfter(r.from) }
+        allPolled = all.forall(_.hasPolled)
+        allCaughtUp = all.forall(f => f.caughtUp || f.finished)
+      }
+      val now = System.nanoTime()
+      def filled = now >= fillEnd || allCaughtUp || Prefetcher.heldBytes >= halfBuffer
       // A shard not answered yet is waited for briefly (a first batch should not miss its first records), but
       // never for long: at thousands of shards some wait their turn for a call slot.
-      lazy val polled = all.forall(_.hasPolled) || now >= firstPollEnd
-      all.exists(_.failed.nonEmpty) || (
-        if (until.untilCaughtUp) all.forall(f => f.caughtUp || f.finished)
+      def polled = allPolled || now >= firstPollEnd
+      failed || (
+        if (until.untilCaughtUp) allCaughtUp
         else polled && (if (hasData) filled else now >= lingerEnd))
     }
     val snapshots = feeds.map { case (r, feed) =>

@@ -37,7 +37,8 @@ final case class SourceConfig(
     shardsPerTask: Option[Int],
     shardFetchInterval: Duration,
     failOnDataLoss: Boolean,
-    fetchBufferSize: Option[Long] = None) {
+    fetchBufferSize: Option[Long] = None,
+    maxIdlePollInterval: Duration = SourceConfig.DefaultMaxIdlePollInterval) {
 
   /**
    * Shards per task for `shards` shards: the option, or else as many as it takes to have no more tasks than Spark
@@ -51,6 +52,7 @@ final case class SourceConfig(
 object SourceConfig {
   /** Kinesis allows 5 GetRecords calls per second per shard. */
   val KinesisMinFetchPeriod: Duration = Duration.ofMillis(200)
+  val DefaultMaxIdlePollInterval: Duration = Duration.ofSeconds(10)
   /** Below one full GetRecords response a feed could never hold what one call may return. */
   val MinFetchBufferBytes: Long = 1024L * 1024
 
@@ -79,7 +81,8 @@ object SourceConfig {
       shardsPerTask = reader.int(ShardsPerTask, 1, 10000),
       shardFetchInterval = reader.duration(ShardFetchInterval, Duration.ofMillis(100)).getOrElse(Duration.ofSeconds(1)),
       failOnDataLoss = reader.boolean(FailOnDataLoss).getOrElse(true),
-      fetchBufferSize = reader.bytes(FetchBufferSize, MinFetchBufferBytes, Long.MaxValue))
+      fetchBufferSize = reader.bytes(FetchBufferSize, MinFetchBufferBytes, Long.MaxValue),
+      maxIdlePollInterval = reader.duration(MaxIdlePollInterval, KinesisMinFetchPeriod).getOrElse(DefaultMaxIdlePollInterval))
   }
 
   private val accepted = "latest, trim_horizon, earliest, at_timestamp (with initialTimestamp), or a JSON map of " +

@@ -108,6 +108,18 @@ class ShardFeedSuite extends AnyFunSuite {
     assert(f.idlePolls == 0 && !f.caughtUp, "behind the tip is not idle")
   }
 
+  test("an idle shard is polled sooner after its first empty answers, then every second, then a tenth of its silence") {
+    import java.time.Duration.{ofMillis, ofSeconds}
+    def wait(polls: Int, silenceSeconds: Double, max: java.time.Duration = ofSeconds(10)) =
+      ShardFeed.idleWaitNanos(polls, (silenceSeconds * 1e9).toLong, ofMillis(200), max) / 1000000
+    assert(wait(0, 0) == 0, "not idle: pacing alone")
+    assert(wait(1, 0) == 400 && wait(2, 0.4) == 800 && wait(3, 1.2) == 1000, "200 ms doubling up to a second")
+    assert(wait(10, 5) == 1000, "a few seconds of silence: every second")
+    assert(wait(30, 60) == 6000, "a minute of silence: every 6 s")
+    assert(wait(100, 3600) == 10000, "never longer than maxIdlePollInterval")
+    assert(wait(100, 3600, ofSeconds(1)) == 1000 && wait(1, 0, ofMillis(300)) == 300, "a lower maximum wins")
+  }
+
   test("a failed feed is finished, refuses commits and offers no records") {
     val f = feed()
     f.onPoll(poll(records(1 to 2)), _ => true)
