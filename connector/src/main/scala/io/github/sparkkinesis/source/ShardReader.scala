@@ -65,7 +65,7 @@ final class ShardReader(client: KinesisClient, config: SourceConfig, val key: Sh
 }
 
 /** What the blocking and the async readers share: requests, decoding, pacing and the loss rule. */
-object ShardReader extends Logging {
+object ShardReader {
   /** AWS's read quota per shard (shared by every consumer of the shard that does not use enhanced fan-out). */
   val ReadQuotaBytesPerSecond: Double = 2.0 * 1024 * 1024
 
@@ -146,7 +146,8 @@ object ShardReader extends Logging {
    * Kinesis does not refuse an iterator AT a trimmed record: it starts at the oldest record left. So the first
    * record after a resume must be the resume record itself; a later one means retention trimmed it, and records
    * between the two may have expired unread (per [[DataLoss]]). Returns the check still pending when the response
-   * holds no record yet; at the tip or the shard's end with none, nothing after the resume record is left to lose.
+   * holds no record yet. At the tip or the shard's end with none there is no later record to tell a trim by, and
+   * none that could be lost now.
    */
   def checkResumed(config: SourceConfig, key: ShardKey, position: ShardPosition, expected: String,
       response: GetRecordsResponse): Option[String] = {
