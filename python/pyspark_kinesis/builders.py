@@ -141,7 +141,7 @@ class KinesisSourceBuilder(_Builder):
         return self._next(call(lambda: self._j.withShardsPerTask(shards)))
 
     def withFailOnDataLoss(self, fail: bool) -> KinesisSourceBuilder:
-        """Fail (default) or go on when a checkpointed position can no longer be read."""
+        """Fail (default), or warn and go on, when records the query has not read can no longer be read."""
         check_bool("fail", fail)
         return self._next(call(lambda: self._j.withFailOnDataLoss(fail)))
 

@@ -45,7 +45,7 @@ object KinesisOptions {
   val ShardsPerTask = opt("shardsPerTask", "auto", "how many shards one Spark task reads; auto = no more tasks than Spark's default parallelism", Source)
   val ShardFetchInterval = opt("shardFetchInterval", "1s", "how often shards are listed to discover resharding", Source)
   val FetchBufferSize = opt("fetchBufferSize", "auto (1/8 of the executor heap)", "bytes of prefetched records one executor holds (all shards, all queries); prefetching pauses when full (e.g. 256mb)", Source)
-  val FailOnDataLoss = opt("failOnDataLoss", "true", "fail when a checkpointed position is no longer readable, or warn and go on from the oldest record", Source)
+  val FailOnDataLoss = opt("failOnDataLoss", "true", "fail when records the query has not read can no longer be read (expired past retention, stream recreated), or warn and go on with what is left", Source)
   val ConsumerMode = opt("consumerMode", "polling", "polling (GetRecords) or efo (enhanced fan-out)", Source)
   val ConsumerName = opt("consumerName", "derived from the query", "enhanced fan-out consumer name", Source)
   val RequireConsumerDeregistration = opt("requireConsumerDeregistration", "false", "deregister the enhanced fan-out consumer when the query stops", Source)

@@ -4,11 +4,10 @@ import java.math.BigInteger
 import java.nio.ByteBuffer
 import java.nio.charset.StandardCharsets
 import java.security.MessageDigest
-import java.util.concurrent.ConcurrentHashMap
 
 import scala.util.control.NonFatal
 
-import io.github.sparkkinesis.client.{ConnectionConfig, KinesisClientFactory, ShardListing}
+import io.github.sparkkinesis.client.{ConnectionConfig, KinesisClientFactory, ShardListing, TtlCache}
 import org.slf4j.LoggerFactory
 import software.amazon.awssdk.core.exception.AbortedException
 import software.amazon.awssdk.services.kinesis.model.PutRecordsRequestEntry
@@ -73,14 +72,12 @@ object ShardMap {
   }
 
   /**
-   * ListShards allows about 100 calls per second per stream: each JVM remembers a stream's map for this long, and
-   * lists again sooner only when a writer saw a record stored in a shard the map does not know.
+   * ListShards allows about 100 calls per second per stream: each JVM remembers a stream's map for 30 s, and
+   * lists again sooner (but not within MinRelistNanos) only when a writer saw a record stored in a shard the map
+   * does not know.
    */
-  private val TtlNanos = 30L * 1000 * 1000 * 1000
   private val MinRelistNanos = 5L * 1000 * 1000 * 1000
-
-  private final case class Entry(map: Option[ShardMap], atNanos: Long)
-  private val cache = new ConcurrentHashMap[(ConnectionConfig, String), Entry]()
+  private val cache = new TtlCache[(ConnectionConfig, String), Option[ShardMap]](30L * 1000 * 1000 * 1000)
 
   /**
    * The stream's open shards, or None when they cannot be listed (a role allowed PutRecords but not ListShards):
@@ -88,18 +85,12 @@ object ShardMap {
    *
    * @param stale the caller has seen a shard this map does not know: list again unless the map is very recent
    */
-  def of(connection: ConnectionConfig, stream: String, stale: Boolean = false): Option[ShardMap] = {
-    val key = (connection, stream)
-    val now = System.nanoTime()
-    val cached = cache.get(key)
-    val maxAge = if (stale) MinRelistNanos else TtlNanos
-    if (cached != null && now - cached.atNanos < maxAge) cached.map
-    else {
-      val map = list(connection, stream, warn = cached == null || cached.map.isDefined)
-      cache.put(key, Entry(map, now))
-      map
-    }
-  }
+  def of(connection: ConnectionConfig, stream: String, stale: Boolean = false): Option[ShardMap] =
+    if (stale) cache.get((connection, stream), MinRelistNanos)(load(connection, stream))
+    else cache.get((connection, stream))(load(connection, stream))
+
+  private def load(connection: ConnectionConfig, stream: String)(previous: Option[Option[ShardMap]]): Option[ShardMap] =
+    list(connection, stream, warn = previous.forall(_.isDefined))
 
   private def list(connection: ConnectionConfig, stream: String, warn: Boolean): Option[ShardMap] =
     try {

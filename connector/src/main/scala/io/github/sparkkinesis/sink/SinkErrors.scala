@@ -1,6 +1,6 @@
 package io.github.sparkkinesis.sink
 
-import io.github.sparkkinesis.client.{ConnectionConfig, KinesisClientFactory}
+import io.github.sparkkinesis.client.{ConnectionConfig, StreamNotFound}
 
 /** The input cannot be written at all (missing column, wrong type, no target stream): reported at query start. */
 class KinesisSinkSchemaException(message: String) extends IllegalArgumentException(message)
@@ -48,8 +48,7 @@ object SinkErrors {
       "and no 'streamName' option is set. Records accepted before it were delivered.")
 
   def streamNotFound(stream: String, connection: ConnectionConfig): KinesisSinkWriteException =
-    new KinesisSinkWriteException(s"Kinesis stream '$stream' not found in region " +
-      s"${KinesisClientFactory.resolveRegion(connection).id()} (endpoint ${connection.endpoint.getOrElse("default")})")
+    new KinesisSinkWriteException(StreamNotFound.message(stream, connection))
 
   /** Records Kinesis kept refusing until the retry policy ran out, or refused with a code that no retry can fix. */
   def undelivered(stream: String, codes: Map[String, Int], attempts: Int, exhausted: Boolean): KinesisSinkWriteException = {

@@ -1,8 +1,6 @@
 package io.github.sparkkinesis.sink
 
-import java.util.concurrent.ConcurrentHashMap
-
-import io.github.sparkkinesis.client.{ConnectionConfig, KinesisClientFactory}
+import io.github.sparkkinesis.client.{ConnectionConfig, KinesisClientFactory, TtlCache}
 import software.amazon.awssdk.core.exception.SdkException
 import software.amazon.awssdk.services.kinesis.model.{DescribeStreamSummaryRequest, ResourceNotFoundException}
 
@@ -20,24 +18,12 @@ object StreamLimits {
   /**
    * DescribeStreamSummary allows 20 calls per second per account, shared with every other client: the driver
    * asks once per query start or micro-batch and ships the answer to the tasks, and each JVM remembers an answer
-   * for this long, so tasks routing rows to other streams with the `stream` column do not storm the API either.
+   * for 30 s, so tasks routing rows to other streams with the `stream` column do not storm the API either.
    */
-  private val TtlNanos = 30L * 1000 * 1000 * 1000
+  private val cache = new TtlCache[(ConnectionConfig, String), StreamLimits](30L * 1000 * 1000 * 1000)
 
-  private final case class Entry(limits: StreamLimits, atNanos: Long)
-  private val cache = new ConcurrentHashMap[(ConnectionConfig, String), Entry]()
-
-  def of(connection: ConnectionConfig, stream: String): StreamLimits = {
-    val key = (connection, stream)
-    val now = System.nanoTime()
-    val cached = cache.get(key)
-    if (cached != null && now - cached.atNanos < TtlNanos) cached.limits
-    else {
-      val limits = describe(connection, stream)
-      cache.put(key, Entry(limits, now))
-      limits
-    }
-  }
+  def of(connection: ConnectionConfig, stream: String): StreamLimits =
+    cache.get((connection, stream))(_ => describe(connection, stream))
 
   private def describe(connection: ConnectionConfig, stream: String): StreamLimits = {
     val summary = try {

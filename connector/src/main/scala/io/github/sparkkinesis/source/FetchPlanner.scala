@@ -1,5 +1,7 @@
 package io.github.sparkkinesis.source
 
+import scala.collection.mutable
+
 import io.github.sparkkinesis.source.ShardPosition._
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.connector.read.streaming._
@@ -37,13 +39,18 @@ final class FetchPlanner(config: SourceConfig, discovery: ShardDiscovery) extend
     }
   }
 
+  /** Shards already reported lost, so a query going on past them (failOnDataLoss=false) warns once each. */
+  private val reportedLost = mutable.Set.empty[ShardKey]
+
   /**
    * Shards that may be fetched from `start`: not read to their end, and whose parents are (so a child's records
-   * always come after all of its parents'). A parent that no longer exists expired past retention: it cannot
-   * be read any more and does not hold its children back.
+   * always come after all of its parents'). A parent gone from ListShards counts as finished: it was read to its
+   * end and dropped from the offset, it expired before the query saw it, or it expired with records unread, which
+   * is reported per `failOnDataLoss` first.
    */
   def readableShards(start: KinesisSourceOffset): Seq[ShardKey] = {
     val shards = discovery.shards()
+    reportExpired(start, shards)
     def finished(key: ShardKey) = start.get(key).contains(ShardEnd) || !shards.contains(key)
     shards.values.toSeq
       .filter(s => !start.get(s.key).contains(ShardEnd))
@@ -51,6 +58,29 @@ final class FetchPlanner(config: SourceConfig, discovery: ShardDiscovery) extend
       .map(_.key)
       .sorted
   }
+
+  /**
+   * The offset after a batch: `start` moved on by the batch's `advanced` shards, with the shards listed now that
+   * it does not hold added at their trim horizon and the ones no longer listed dropped (see
+   * [[FetchPlanner.nextOffset]]). The caller invalidates the listing when a shard was seen to end, so the ended
+   * shard's children are in this offset.
+   */
+  def endOffset(start: KinesisSourceOffset, advanced: Seq[(ShardKey, ShardPosition)]): KinesisSourceOffset = {
+    val shards = discovery.shards()
+    reportExpired(start, shards)
+    FetchPlanner.nextOffset(start, advanced, shards)
+  }
+
+  private def reportExpired(start: KinesisSourceOffset, shards: Map[ShardKey, ShardMeta]): Unit =
+    for ((key, position) <- FetchPlanner.expiredUnread(start, shards) if !reportedLost(key)) {
+      val unread = position match {
+        case _: After => s"its records ${DataLoss.show(position)} were never read"
+        case _ => s"it was never read (its position is ${DataLoss.show(position)})"
+      }
+      DataLoss(config, key, s"the shard is no longer listed by ListShards (it expired past the stream's retention) " +
+        s"and $unread", "without it: its child shards are read from their start")
+      reportedLost += key
+    }
 
   /**
    * Snapshot tasks by [[taskGroups]], each placed on the executor that owns the group's shards (where they were
@@ -80,6 +110,29 @@ object FetchPlanner {
     else Some(known.groupBy(identity).toSeq.sortBy { case (loc, seen) => (-seen.size, known.indexOf(loc)) }.head._1)
   }
   val HashSpace: BigInt = BigInt(2).pow(128)
+
+  /**
+   * Shards of the offset not read to their end that ListShards no longer lists: Kinesis lists a closed shard until
+   * retention passed its last record, so whatever the offset had not read of it is gone.
+   */
+  def expiredUnread(start: KinesisSourceOffset, listed: Map[ShardKey, ShardMeta]): Seq[(ShardKey, ShardPosition)] =
+    start.positions.toSeq.filter { case (key, position) => position != ShardEnd && !listed.contains(key) }.sortBy(_._1)
+
+  /**
+   * The offset holds exactly the shards ListShards lists, plus those the batch reads: a shard listed and not yet
+   * read is added at its trim horizon (absent, it would read the same), so a shard the query saw cannot later
+   * expire unread without notice. A shard no longer listed is dropped unless the batch reads it: read to its end,
+   * nothing needs it any more, since its listed children are in the offset themselves and a parent absent from
+   * both counts as finished ([[FetchPlanner.readableShards]]); lost, it was reported. So the offset stays as small
+   * as the listing (closed shards stay listed for the stream's retention), however often the stream reshards.
+   */
+  def nextOffset(start: KinesisSourceOffset, advanced: Seq[(ShardKey, ShardPosition)],
+      listed: Map[ShardKey, ShardMeta]): KinesisSourceOffset = {
+    val moved = advanced.map(_._1).toSet
+    val kept = start.positions.filter { case (key, _) => listed.contains(key) || moved(key) }
+    val added = listed.keys.filterNot(start.positions.contains).map(_ -> (TrimHorizon: ShardPosition))
+    KinesisSourceOffset(kept ++ added ++ advanced)
+  }
 
   /**
    * Deterministic shard-to-task assignment by hash range: each stream's [0, 2^128) is cut into

@@ -99,7 +99,7 @@ final class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: St
     if (snapshots.exists(_.last == ShardEnd)) discovery.invalidate()
     if (!lastAdvanced) unchanged(start)
     else {
-      val end = KinesisSourceOffset(start.positions ++ snapshots.filter(_.advanced).map(s => s.key -> s.last))
+      val end = planner.endOffset(start, snapshots.filter(_.advanced).map(s => s.key -> s.last))
       lastPlan = Some(end -> groups.map(_._1.map(_.key)))
       end
     }

@@ -20,6 +20,8 @@ final class PollingFetcher(client: KinesisAsyncClient, config: SourceConfig, key
 
   @volatile private var position: ShardPosition = start
   @volatile private var iterator: Option[String] = None
+  /** Set on each new iterator: the record Kinesis must return first (see [[ShardReader.checkResumed]]). */
+  @volatile private var resumeRecord: Option[String] = None
 
   /** One GetRecords call of at most `limit` records after the last record returned. */
   def poll(limit: Int): CompletableFuture[Poll] = poll(limit, renewed = false)
@@ -29,6 +31,7 @@ final class PollingFetcher(client: KinesisAsyncClient, config: SourceConfig, key
     else currentIterator().thenCompose(it => client.getRecords(ShardReader.getRecords(it, limit).toBuilder
         .overrideConfiguration((o: AwsRequestOverrideConfiguration.Builder) => o.addMetricPublisher(tally)).build()))
       .thenApply[Poll] { response =>
+        resumeRecord = resumeRecord.flatMap(ShardReader.checkResumed(config, key, position, _, response))
         val poll = ShardReader.decode(key, position, response)
         poll.records.lastOption.foreach(last => position = last.position)
         iterator = Option(response.nextShardIterator())
@@ -58,7 +61,7 @@ final class PollingFetcher(client: KinesisAsyncClient, config: SourceConfig, key
             request()
           case other => CompletableFuture.failedFuture[String](other)
         }
-      }.thenApply[String] { it => iterator = Some(it); it }
+      }.thenApply[String] { it => iterator = Some(it); resumeRecord = ShardReader.resumeRecord(position); it }
   }
 }
 

@@ -50,21 +50,22 @@ object RangeReader extends Logging {
         val poll = reader.poll(config.maxRecordsPerFetch)
         val inRange = poll.records.takeWhile(r => ShardRange.reaches(range.to, r))
         pending = inRange.iterator
-        val reachedEnd = range.to match {
-          case t: After => inRange.lastOption.exists(_.position == t) ||
-            inRange.size < poll.records.size
-          case _ => false
-        }
-        if (reachedEnd || poll.ended) done = true
-        else if (poll.records.isEmpty && poll.millisBehindLatest == 0) {
-          // At the tip without having reached a position a fetch read before: those records are gone.
-          val what = s"Kinesis shard ${range.key}: records up to ${range.to} were read before but are no longer in " +
-            s"the stream (expired or the stream was recreated); reading from ${range.from}"
-          if (config.failOnDataLoss) {
-            throw new IllegalStateException(s"$what. Set failOnDataLoss=false to go on without them.")
-          }
-          logWarning(s"$what. failOnDataLoss=false: the batch goes on without them.")
-          done = true
+        range.to match {
+          case end: After =>
+            // The planned end is a record a fetch returned: a re-read must meet it exactly. Passing it, or finding
+            // nothing more (the tip, the shard's end), means it is no longer in the shard.
+            if (inRange.lastOption.exists(_.position == end)) done = true
+            else if (inRange.size < poll.records.size || poll.ended || (poll.records.isEmpty && poll.millisBehindLatest == 0)) {
+              val met = poll.records.drop(inRange.size).headOption
+                .map(r => s"the re-read found sequence number ${r.sequenceNumber} past it")
+                .getOrElse("the re-read reached the end of what the shard holds")
+              DataLoss(config, range.key, s"the planned range ${DataLoss.show(range.from)} up to sequence number " +
+                s"${end.sequenceNumber} (sub-record ${end.subSequenceNumber}) no longer reaches its end: $met; its " +
+                "records expired past the stream's retention, or the stream was deleted and created again",
+                "with the records of the range that are left")
+              done = true
+            }
+          case _ => done = poll.ended
         }
       }
     }

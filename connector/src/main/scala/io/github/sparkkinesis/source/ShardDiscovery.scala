@@ -1,6 +1,6 @@
 package io.github.sparkkinesis.source
 
-import io.github.sparkkinesis.client.{ConnectionConfig, KinesisClientFactory, ShardListing}
+import io.github.sparkkinesis.client.{ConnectionConfig, KinesisClientFactory, ShardListing, StreamNotFound, TtlCache}
 import software.amazon.awssdk.core.exception.AbortedException
 import software.amazon.awssdk.services.kinesis.KinesisClient
 import software.amazon.awssdk.services.kinesis.model.{ResourceNotFoundException, Shard}
@@ -14,21 +14,13 @@ final case class ShardMeta(key: ShardKey, parents: Seq[String], startingHashKey:
  */
 final class ShardDiscovery(config: SourceConfig) {
   private val client: KinesisClient = KinesisClientFactory.sync(config.connection)
-  private var cached: Option[(Long, Map[ShardKey, ShardMeta])] = None
+  private val listings = new TtlCache[String, Seq[ShardMeta]](config.shardFetchInterval.toNanos)
 
-  def shards(): Map[ShardKey, ShardMeta] = synchronized {
-    val now = System.nanoTime()
-    cached match {
-      case Some((at, shards)) if now - at < config.shardFetchInterval.toNanos => shards
-      case _ =>
-        val shards = config.streams.flatMap(listShards).map(m => m.key -> m).toMap
-        cached = Some((now, shards))
-        shards
-    }
-  }
+  def shards(): Map[ShardKey, ShardMeta] =
+    config.streams.flatMap(stream => listings.get(stream)(_ => listShards(stream))).map(m => m.key -> m).toMap
 
   /** Forget the cached listing: the next call lists again (after a shard was seen to close). */
-  def invalidate(): Unit = synchronized { cached = None }
+  def invalidate(): Unit = listings.clear()
 
   private def listShards(stream: String): Seq[ShardMeta] =
     try ShardListing.all(client, stream).map(meta(stream, _))
@@ -49,9 +41,6 @@ final class ShardDiscovery(config: SourceConfig) {
 }
 
 object ShardDiscovery {
-  def streamNotFound(stream: String, connection: ConnectionConfig, cause: Throwable): IllegalArgumentException = {
-    val region = KinesisClientFactory.resolveRegion(connection).id()
-    val endpoint = connection.endpoint.map(_.toString).getOrElse("default")
-    new IllegalArgumentException(s"Kinesis stream '$stream' not found in region $region (endpoint $endpoint)", cause)
-  }
+  def streamNotFound(stream: String, connection: ConnectionConfig, cause: Throwable): IllegalArgumentException =
+    new IllegalArgumentException(StreamNotFound.message(stream, connection), cause)
 }

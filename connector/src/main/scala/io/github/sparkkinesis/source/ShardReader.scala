@@ -23,6 +23,8 @@ final class ShardReader(client: KinesisClient, config: SourceConfig, val key: Sh
 
   private var position: ShardPosition = start
   private var iterator: Option[String] = None
+  /** Set on each new iterator: the record Kinesis must return first (see [[ShardReader.checkResumed]]). */
+  private var resumeRecord: Option[String] = None
   private var ended: Boolean = start == ShardEnd
   private var nextCallNanos: Long = System.nanoTime()
 
@@ -38,6 +40,7 @@ final class ShardReader(client: KinesisClient, config: SourceConfig, val key: Sh
         iterator = None
         client.getRecords(ShardReader.getRecords(currentIterator(), limit))
     }
+    resumeRecord = resumeRecord.flatMap(ShardReader.checkResumed(config, key, position, _, response))
     val poll = ShardReader.decode(key, position, response)
     poll.records.lastOption.foreach(last => position = last.position)
     iterator = Option(response.nextShardIterator())
@@ -56,12 +59,13 @@ final class ShardReader(client: KinesisClient, config: SourceConfig, val key: Sh
         client.getShardIterator(ShardReader.iteratorRequest(key, position)).shardIterator()
     }
     iterator = Some(it)
+    resumeRecord = ShardReader.resumeRecord(position)
     it
   }
 }
 
 /** What the blocking and the async readers share: requests, decoding, pacing and the loss rule. */
-object ShardReader extends Logging {
+object ShardReader {
   /** AWS's read quota per shard (shared by every consumer of the shard that does not use enhanced fan-out). */
   val ReadQuotaBytesPerSecond: Double = 2.0 * 1024 * 1024
 
@@ -127,14 +131,43 @@ object ShardReader extends Logging {
   def isLostPosition(position: ShardPosition, e: KinesisException): Boolean = position.isInstanceOf[After] &&
     (e.isInstanceOf[InvalidArgumentException] || e.isInstanceOf[ResourceNotFoundException])
 
-  /** Per `failOnDataLoss`: fails naming shard and position, or warns and returns where reading goes on. */
+  /** Per [[DataLoss]]: fails, or returns where reading goes on (the shard's oldest record). */
   def lostPosition(config: SourceConfig, key: ShardKey, position: ShardPosition, e: KinesisException): ShardPosition = {
-    val what = s"Kinesis shard $key: position $position can no longer be read (${e.awsErrorDetails().errorMessage()}); " +
-      "its records expired past the stream's retention or the stream was recreated"
-    if (config.failOnDataLoss) {
-      throw new IllegalStateException(s"$what. Set failOnDataLoss=false to go on from the oldest record instead.", e)
-    }
-    logWarning(s"$what. failOnDataLoss=false: going on from the oldest record of the shard.")
+    DataLoss(config, key, s"position ${DataLoss.show(position)} can no longer be read " +
+      s"(${e.awsErrorDetails().errorMessage()}): its records expired past the stream's retention, or the stream " +
+      "was deleted and created again", "from the shard's oldest record", e)
     TrimHorizon
+  }
+
+  /**
+   * The record a resume from `position` must find first: a position this query reached is a record it read, and
+   * the iterator starts AT it. Positions given in `initialPosition` (sub-record -1 or Long.MaxValue, see
+   * SourceConfig) need not name a record, so they are not checked.
+   */
+  def resumeRecord(position: ShardPosition): Option[String] = position match {
+    case After(seq, sub) if sub >= 0 && sub != Long.MaxValue => Some(seq)
+    case _ => None
+  }
+
+  /**
+   * Kinesis does not refuse an iterator AT a trimmed record: it starts at the oldest record left. So the first
+   * record after a resume must be the resume record itself; a later one means retention trimmed it, and records
+   * between the two may have expired unread (per [[DataLoss]]). Returns the check still pending when the response
+   * holds no record yet. At the tip or the shard's end with none there is no later record to tell a trim by, and
+   * none that could be lost now.
+   */
+  def checkResumed(config: SourceConfig, key: ShardKey, position: ShardPosition, expected: String,
+      response: GetRecordsResponse): Option[String] = {
+    val first = response.records().asScala.headOption.map(_.sequenceNumber())
+    first match {
+      case Some(seq) if seq == expected => None
+      case Some(seq) =>
+        DataLoss(config, key, s"the resume position ${DataLoss.show(position)} is no longer in the shard (the " +
+          s"first record left is $seq): it expired past the stream's retention, and so may records after it",
+          s"from sequence number $seq")
+        None
+      case None if response.nextShardIterator() == null || Option(response.millisBehindLatest()).exists(_ == 0L) => None
+      case None => Some(expected)
+    }
   }
 }

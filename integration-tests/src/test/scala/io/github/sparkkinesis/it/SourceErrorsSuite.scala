@@ -71,7 +71,8 @@ class SourceDataLossSuite extends AnyFunSuite with SourceTest {
   test("failOnDataLoss=true (the default) fails naming the shard and the position") {
     val (stream, checkpoint, _) = recreated()
     val e = intercept[StreamingQueryException](readAvailableNow(kinesisReader(stream), checkpoint))
-    assert(e.getMessage.contains(s"Kinesis shard $stream/shardId-000000000000: position After("), e.getMessage)
+    assert(e.getMessage.contains(s"Data loss in Kinesis stream '$stream', shard shardId-000000000000: position " +
+      "after sequence number "), e.getMessage)
     assert(e.getMessage.contains("Set failOnDataLoss=false"), e.getMessage)
   }
 

@@ -1,0 +1,54 @@
+package io.github.sparkkinesis.source
+
+import io.github.sparkkinesis.source.ShardPosition._
+import org.scalatest.funsuite.AnyFunSuite
+
+/** Which shards an offset keeps across resharding and expiry ([[FetchPlanner.nextOffset]]). */
+class OffsetPruningSuite extends AnyFunSuite {
+  private def key(i: Int) = ShardKey("s", f"shardId-$i%012d")
+  private def meta(i: Int, parents: Int*) = key(i) -> ShardMeta(key(i), parents.map(p => key(p).shardId), BigInt(0), closed = false)
+  private def offset(ps: (ShardKey, ShardPosition)*) = KinesisSourceOffset(ps.toMap)
+
+  test("listed shards the offset lacks are added at their trim horizon; ended shards no longer listed are dropped") {
+    val start = offset(key(0) -> ShardEnd, key(1) -> After("7", 0))
+    val listed = Map(meta(1), meta(2, 0), meta(3, 0))
+    val end = FetchPlanner.nextOffset(start, Seq(key(1) -> After("9", 0)), listed)
+    assert(end == offset(key(1) -> After("9", 0), key(2) -> TrimHorizon, key(3) -> TrimHorizon))
+  }
+
+  test("a shard the batch reads is kept even if it stopped being listed meanwhile") {
+    val start = offset(key(0) -> After("7", 0))
+    val end = FetchPlanner.nextOffset(start, Seq(key(0) -> ShardEnd), Map(meta(1, 0)))
+    assert(end == offset(key(0) -> ShardEnd, key(1) -> TrimHorizon))
+    assert(FetchPlanner.expiredUnread(end, Map(meta(1, 0))).isEmpty)
+    assert(FetchPlanner.nextOffset(end, Nil, Map(meta(1, 0))) == offset(key(1) -> TrimHorizon))
+  }
+
+  test("shards gone from the listing before their end are the expired-unread ones") {
+    val start = offset(key(0) -> After("7", 0), key(1) -> TrimHorizon, key(2) -> ShardEnd, key(3) -> AtTimestamp(5))
+    assert(FetchPlanner.expiredUnread(start, Map(meta(3))) == Seq(key(0) -> After("7", 0), key(1) -> TrimHorizon))
+  }
+
+  test("200 reshards: the offset holds what is listed, not every shard the stream ever had") {
+    // Shard n splits into n+1 and n+2, which merge into n+3, and so on; closed shards stay listed for 10 steps.
+    var offsetNow = offset(key(0) -> After("1", 0))
+    var listed = Map(meta(0))
+    var next = 1
+    var open = Seq(0)
+    val closedAt = scala.collection.mutable.Map.empty[Int, Int]
+    for (step <- 1 to 200) {
+      val children = if (open.size == 1) Seq(next, next + 1) else Seq(next)
+      children.foreach(c => listed += meta(c, open: _*))
+      open.foreach(closedAt(_) = step)
+      next += children.size
+      // The batch reads the closed shards to their end.
+      val advanced = open.map(key(_) -> (ShardEnd: ShardPosition))
+      open = children
+      listed = listed.filter { case (k, _) => closedAt.get(k.shardId.drop(8).toInt).forall(_ > step - 10) }
+      offsetNow = FetchPlanner.nextOffset(offsetNow, advanced, listed)
+      assert(FetchPlanner.expiredUnread(offsetNow, listed).isEmpty)
+    }
+    assert(next > 290)
+    assert(offsetNow.positions.size <= listed.size + 2, offsetNow.positions.keys)
+  }
+}
