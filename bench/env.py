@@ -80,6 +80,8 @@ class Settings:
     many_shards: int = 1000
     many_idle_seconds: float = 30.0
     many_traffic_seconds: float = 30.0
+    #: the second idle window starts this long after the query (0: none), once idle shards are polled less often
+    many_steady_idle_after: float = 120.0
     #: a backlog drained by a driver with a 1 GiB heap (bench/memory.py): shards x MiB per shard of 10 KiB records
     memory_shards: int = 64
     memory_mib_per_shard: int = 20
@@ -96,7 +98,7 @@ class Settings:
                     write_records={100: 400}, boto3_seconds=1.0, quota_shards=[1], quota_seconds=2.0,
                     latency_seconds=3.0, latency_rate=50, scale_shards=[10], scale_seconds=4.0,
                     sink_quota_quick=True, paced_shards=[1], paced_seconds=2.0, cpu_shards=1,
-                    cpu_records={100: 2_000}, cpu_warmup_records=500, many_shards=10, many_idle_seconds=3.0,
+                    cpu_records={100: 2_000}, cpu_warmup_records=500, many_shards=10, many_idle_seconds=3.0, many_steady_idle_after=0.0,
                     many_traffic_seconds=4.0, memory_shards=4, memory_mib_per_shard=1, cluster_shards=2,
                     cluster_records=2_000, child_timeout_seconds=300.0)
         elif mode == "quick":
@@ -104,7 +106,7 @@ class Settings:
                     write_records={100: 50_000, 1024: 15_000}, boto3_seconds=4.0, quota_shards=[2],
                     quota_seconds=15.0, latency_seconds=10.0, scale_shards=[10, 100], scale_seconds=25.0,
                     sink_quota_quick=True, paced_shards=[1, 4], cpu_shards=4,
-                    cpu_records={100: 300_000, 1024: 60_000}, many_shards=100, many_idle_seconds=10.0,
+                    cpu_records={100: 300_000, 1024: 60_000}, many_shards=100, many_idle_seconds=10.0, many_steady_idle_after=0.0,
                     many_traffic_seconds=15.0, memory_shards=8, memory_mib_per_shard=4, cluster_records=40_000,
                     child_timeout_seconds=600.0)
         else:

@@ -5,6 +5,9 @@ idle, and how fast rows arrive once every shard gets a little traffic.
   progress is reported every second for this, not every 10 s);
 * idle CPU: the driver JVM's process CPU time over that window (`jvmstats.ProcessCpu`) as a fraction of one core;
   the same figure with no query running is recorded beside it (what Spark costs by itself);
+* both twice: right after the query started (`idle`), and once the stream has been idle for a while
+  (`idleSteady`, from `many_steady_idle_after` seconds after the start): the source polls a shard less often the
+  longer it has been silent (`maxIdlePollInterval`), so a query idle for minutes costs less than one just started;
 * latency with light traffic on every shard: one record per shard per second, each routed to its shard by
   ExplicitHashKey, spread over the second in ten slices; each record carries its send time and a `foreachBatch`
   on the driver stamps its arrival, as in bench/latency.py.
@@ -144,7 +147,8 @@ def traffic_phase(sim: Simulator, stream: str, query: Any, arrivals: _Arrivals, 
             "triggerExecutionMs": _durations(progress, "triggerExecution"), **loads}
 
 
-def measure(spark: Any, sim: Simulator, shards: int, idle_seconds: float, traffic_seconds: float) -> dict[str, Any]:
+def measure(spark: Any, sim: Simulator, shards: int, idle_seconds: float, traffic_seconds: float,
+            steady_after: float = 0.0) -> dict[str, Any]:
     cpu = ProcessCpu(spark)
     stream = sim.new_stream(shards, "bench-many")
     arrivals = _Arrivals()
@@ -161,6 +165,10 @@ def measure(spark: Any, sim: Simulator, shards: int, idle_seconds: float, traffi
                 startup = time.monotonic() - start
                 time.sleep(min(SETTLE_SECONDS, idle_seconds / 2))  # not idling yet: see SETTLE_SECONDS
                 idle = idle_phase(sim, stream, query, cpu, idle_seconds)
+                steady = None
+                if steady_after > 0:
+                    time.sleep(max(0.0, steady_after - (time.monotonic() - start)))  # the stream stays silent
+                    steady = idle_phase(sim, stream, query, cpu, idle_seconds)
                 traffic = traffic_phase(sim, stream, query, arrivals, hash_keys, traffic_seconds)
                 failure = query.exception()
             finally:
@@ -169,8 +177,11 @@ def measure(spark: Any, sim: Simulator, shards: int, idle_seconds: float, traffi
         sim.delete(stream)
     if failure is not None:
         raise RuntimeError(f"{shards}-shard query failed: {failure}")
-    return {"shards": shards, "startSeconds": round(startup, 1), "sparkAloneCpu": baseline, "idle": idle,
-            "traffic": traffic}
+    out = {"shards": shards, "startSeconds": round(startup, 1), "sparkAloneCpu": baseline, "idle": idle,
+           "traffic": traffic}
+    if steady is not None:
+        out["idleSteady"] = {"secondsAfterStart": steady_after, **steady}
+    return out
 
 
 def run(spark: Any, sim: Simulator, settings: Settings) -> dict[str, Any]:
@@ -178,12 +189,13 @@ def run(spark: Any, sim: Simulator, settings: Settings) -> dict[str, Any]:
     try:
         with sql_conf(spark, "spark.sql.streaming.noDataProgressEventInterval", IDLE_PROGRESS_INTERVAL):
             result = measure(spark, sim, settings.many_shards, settings.many_idle_seconds,
-                             settings.many_traffic_seconds)
+                             settings.many_traffic_seconds, settings.many_steady_idle_after)
     finally:
         sim.quotas(False)
-    idle, traffic = result["idle"], result["traffic"]
+    idle, traffic = result.get("idleSteady", result["idle"]), result["traffic"]
     trigger = idle["triggerExecutionMs"]
     print(f"  {result['shards']} shards: idle trigger median {trigger['median'] if trigger else '-'} ms, idle CPU "
-          f"{idle['cpu']['fractionOfOneCore']:.1%} of a core, p50 latency {traffic['ms']['p50']} ms "
+          f"{idle['cpu']['fractionOfOneCore']:.1%} of a core (just started: "
+          f"{result['idle']['cpu']['fractionOfOneCore']:.1%}), p50 latency {traffic['ms']['p50']} ms "
           f"({traffic['recordsMissing']} missing)", flush=True)
     return result

@@ -139,6 +139,18 @@ def test_memory_target_misses_when_the_live_heap_outgrows_the_buffer() -> None:
     assert _verdicts(targets(results), "backlog drained with a 1 GiB") == ["MISS"]
 
 
+def test_idle_targets_use_the_steady_window_when_there_is_one() -> None:
+    results = _engine_results()
+    idle = results["manyShards"]["idle"]
+    results["manyShards"]["idleSteady"] = {**idle, "secondsAfterStart": 120.0,
+                                           "cpu": {"fractionOfOneCore": 0.04, "wallSeconds": 30.0, "cpuSeconds": 1.2}}
+    rows = targets(results)
+    assert _verdicts(rows, "idle driver CPU") == ["PASS"]  # 4 % two minutes in; 8 % just after the start
+    assert [r["value"] for r in rows if r["target"].startswith("idle driver CPU")][0].startswith("4.0% (just started 8.0%")
+    assert "| idle driver CPU from 120 s after the start (30.0 s window) | 4.0% of a core |" in markdown(
+        {**results, "targets": rows}, {})
+
+
 def test_engine_targets_are_not_run_without_their_sections() -> None:
     rows = targets(_results())
     for prefix in ("read under quota", "CPU per record", "idle trigger", "idle driver CPU", "p50 put→row",

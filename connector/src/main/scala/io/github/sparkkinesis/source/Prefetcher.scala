@@ -4,6 +4,7 @@ import java.util.concurrent._
 import java.util.concurrent.atomic.AtomicLong
 
 import scala.jdk.CollectionConverters._
+import scala.util.control.NonFatal
 
 import io.github.sparkkinesis.client.{CallTally, KinesisClientFactory}
 import org.apache.spark.internal.Logging
@@ -28,6 +29,8 @@ object Prefetcher extends Logging {
    * about half the buffer's size; with it, by a fixed amount).
    */
   val InFlightShare = 8
+  /** The longest one call may take, retries included, before its feed fails. */
+  val CallTimeout: java.time.Duration = java.time.Duration.ofMinutes(5)
   val AbandonedFloor: java.time.Duration = java.time.Duration.ofSeconds(30)
   private val MaxGapNanos = java.time.Duration.ofMinutes(30).toNanos
   private val AwaitTickNanos = java.time.Duration.ofMillis(20).toNanos
@@ -42,11 +45,13 @@ object Prefetcher extends Logging {
    */
   private val readyToCall = new java.util.ArrayDeque[ShardFeed]()
   private val waitingForMemory = new java.util.ArrayDeque[ShardFeed]()
-  private var callsInFlight = 0
+  @volatile private var callsInFlight = 0
   private val reReads = new ConcurrentHashMap[String, AtomicLong]()
   private val tallies = new ConcurrentHashMap[String, CallTally]()
   private val signals = new ConcurrentHashMap[String, Object]()
   private val changeCounts = new ConcurrentHashMap[String, AtomicLong]()
+  /** Sources whose query stopped (each stream instance has an id of its own), remembered for a while. */
+  private val released = new ConcurrentHashMap[String, java.lang.Long]()
   private val activity = new ConcurrentHashMap[String, Activity]()
 
   /** When a query last used this JVM's feeds, and the longest it went without. */
@@ -78,6 +83,11 @@ object Prefetcher extends Logging {
   /** Bytes of records held in this JVM, all queries together. */
   def heldBytes: Long = held.get()
 
+  /** The engine's state in a line, for a log or a failing test: what holds memory and call slots. */
+  def describe: String =
+    s"feeds=${feeds.size()} heldBytes=${held.get()} reservedBytes=${reserved.get()} callsInFlight=$callsInFlight " +
+      s"readyToCall=${readyToCall.size()} waitingForMemory=${waitingForMemory.size()}"
+
   /** Shards read in this JVM, all queries together. */
   def feedCount: Int = feeds.size()
 
@@ -90,6 +100,12 @@ object Prefetcher extends Logging {
    */
   def feedFor(sourceId: String, config: SourceConfig, key: ShardKey, from: ShardPosition,
       cutoffMillis: Option[Long], spill: Boolean): ShardFeed = {
+    if (released.containsKey(sourceId)) {
+      // A snapshot task of a query that stopped while it was being scheduled: it must not start reading again.
+      val gone = new ShardFeed(sourceId, key, from, config, cutoffMillis, spill, null)
+      gone.stopped = true
+      return gone
+    }
     var created: ShardFeed = null
     var freed = 0L
     val feed = feeds.compute((sourceId, key), (_, existing) =>
@@ -127,6 +143,7 @@ object Prefetcher extends Logging {
 
   /** Drops every feed of a source, e.g. when its query stops. */
   def release(sourceId: String): Unit = {
+    released.put(sourceId, System.nanoTime())
     feeds.entrySet().removeIf { e => val mine = e.getKey._1 == sourceId; if (mine) stop(e.getValue); mine }
     forget(sourceId)
     wakeWaitingForMemory()
@@ -217,10 +234,15 @@ object Prefetcher extends Logging {
     val expected = ShardFeed.AnswerHeapFactor * plan.answerBytes
     reserved.addAndGet(expected)
     val call = try feed.fetcher.poll(plan.limit) catch { case e: Throwable => CompletableFuture.failedFuture[Poll](e) }
-    call.whenComplete { (poll: Poll, error: Throwable) =>
-      reserved.addAndGet(-expected)
-      completed(feed, poll, error, startedNanos)
-      scheduler.execute { () => callsInFlight -= 1; startCalls() } // its reservation is back: waiters may go
+    // A call that never ends would hold its slot and its reservation for good: the SDK's own timeouts should end
+    // it first, this bounds it whatever happens.
+    call.orTimeout(CallTimeout.toMillis, TimeUnit.MILLISECONDS).whenComplete { (poll: Poll, error: Throwable) =>
+      try {
+        reserved.addAndGet(-expected)
+        completed(feed, poll, error, startedNanos)
+      } catch {
+        case NonFatal(e) => logWarning(s"Taking the answer for ${feed.key} failed", e); feed.onFailure(e)
+      } finally scheduler.execute { () => callsInFlight -= 1; startCalls() } // its reservation is back: waiters may go
     }
   }
 
@@ -264,6 +286,7 @@ object Prefetcher extends Logging {
       }
       gone
     }
+    released.entrySet().removeIf(e => now - e.getValue > 2 * MaxGapNanos)
     // What a query that vanished without stopping (its driver died) left here.
     activity.entrySet().asScala.filter(e => now - e.getValue.lastNanos > 2 * MaxGapNanos).foreach(e => forget(e.getKey))
     wakeWaitingForMemory()

@@ -67,7 +67,8 @@ final class ShardFeed(
 
   def ended: Boolean = synchronized(readTo == ShardEnd)
   def failed: Option[Throwable] = synchronized(failure)
-  def hasPolled: Boolean = synchronized(polls > 0 || failure.nonEmpty || readTo == ShardEnd)
+  /** Answered at least once, or never will be. */
+  def hasPolled: Boolean = synchronized(polls > 0 || failure.nonEmpty || readTo == ShardEnd) || stopped
   def caughtUp: Boolean = synchronized(readTo == ShardEnd || cutoffReached || atTip)
   /** No call will ever be made again. */
   def finished: Boolean = synchronized(readTo == ShardEnd || cutoffReached || failure.nonEmpty) || stopped

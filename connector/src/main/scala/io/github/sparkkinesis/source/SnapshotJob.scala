@@ -91,7 +91,7 @@ object SnapshotJob {
     // What the feeds offer, looked at again only when a call changed something (see Prefetcher.changes): the
     // wait re-checks its time limits every few milliseconds, and a thousand feeds are not scanned each time.
     var seen = -1L
-    var failed, hasData, allPolled, allCaughtUp = false
+    var failed, hasData, allPolled, allCaughtUp, allFinished = false
     Prefetcher.await(sourceId, started + config.maxFetchDuration.toNanos) {
       val changes = Prefetcher.changes(sourceId)
       if (changes != seen) {
@@ -100,13 +100,14 @@ object SnapshotJob {
         hasData = feeds.exists { case (r, f) => f.hasRecordsAfter(r.from) }
         allPolled = all.forall(_.hasPolled)
         allCaughtUp = all.forall(f => f.caughtUp || f.finished)
+        allFinished = all.forall(_.finished) // nothing more will come: no reason to wait
       }
       val now = System.nanoTime()
       def filled = now >= fillEnd || allCaughtUp || Prefetcher.heldBytes >= halfBuffer
       // A shard not answered yet is waited for briefly (a first batch should not miss its first records), but
       // never for long: at thousands of shards some wait their turn for a call slot.
       def polled = allPolled || now >= firstPollEnd
-      failed || (
+      failed || allFinished || (
         if (until.untilCaughtUp) allCaughtUp
         else polled && (if (hasData) filled else now >= lingerEnd))
     }

@@ -6,6 +6,7 @@ import java.util.concurrent.atomic.{AtomicBoolean, AtomicLong}
 import io.github.sparkkinesis.source.Prefetcher
 import org.apache.spark.sql.DataFrame
 import org.apache.spark.sql.streaming.Trigger
+import org.scalatest.exceptions.TestFailedException
 import org.scalatest.funsuite.AnyFunSuite
 
 /**
@@ -32,6 +33,7 @@ class SourceEngineSuite extends AnyFunSuite with SimulatorSourceTest {
     kinesis.createStream(stream, 2)
     // The counts below are this JVM's: no other query's feeds may be left (a stopped query frees them at once).
     eventually("no feed of an earlier test to be left") { Prefetcher.feedCount == 0 }
+    val before = Prefetcher.describe
     simulator.admin.quotas(enabled = false)
     try {
       val put = kinesis.putAll(stream, bigRecords("b", 600, 10 * 1024)) // about 6 MiB, six times the buffer
@@ -41,7 +43,10 @@ class SourceEngineSuite extends AnyFunSuite with SimulatorSourceTest {
         val query = collector.start(kinesisReader(stream, "initialPosition" -> "trim_horizon", "fetchBufferSize" -> "1m"),
           newCheckpoint(), Trigger.ProcessingTime(0))
         try {
-          eventually("the backlog to be read", Duration.ofSeconds(120)) { collector.records.size >= put.size }
+          try eventually("the backlog to be read", Duration.ofSeconds(120)) { collector.records.size >= put.size }
+          catch {
+            case e: TestFailedException => fail(s"${e.getMessage}; engine before the query: $before, now: ${Prefetcher.describe}")
+          }
           assert(Prefetcher.feedCount == 2)
         } finally query.stop()
         eventually("the stopped query's buffers to be freed", Duration.ofSeconds(5)) {

@@ -6,7 +6,9 @@ import java.time.{Duration, Instant}
 import scala.jdk.CollectionConverters._
 
 import software.amazon.awssdk.auth.credentials.{AwsBasicCredentials, StaticCredentialsProvider}
+import software.amazon.awssdk.awscore.retry.AwsRetryStrategy
 import software.amazon.awssdk.core.SdkBytes
+import software.amazon.awssdk.core.client.config.ClientOverrideConfiguration
 import software.amazon.awssdk.http.apache5.Apache5HttpClient
 import software.amazon.awssdk.regions.Region
 import software.amazon.awssdk.services.kinesis.KinesisClient
@@ -23,6 +25,10 @@ final class TestKinesis(endpoint: URI) extends AutoCloseable {
     .credentialsProvider(StaticCredentialsProvider.create(
       AwsBasicCredentials.create(TestEnv.accessKey, TestEnv.secretKey)))
     .httpClientBuilder(Apache5HttpClient.builder())
+    // Tests reshard and list in tight loops beside the source under test: throttled calls are retried without the
+    // standard strategy's retry quota, which would otherwise run dry and fail the test's own calls.
+    .overrideConfiguration((o: ClientOverrideConfiguration.Builder) => o.retryStrategy(
+      AwsRetryStrategy.standardRetryStrategy().toBuilder.maxAttempts(10).circuitBreakerEnabled(false).build()))
     .build()
 
   /** Creates a stream and waits until it is ACTIVE. */
