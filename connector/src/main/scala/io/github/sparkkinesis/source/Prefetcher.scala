@@ -88,6 +88,10 @@ object Prefetcher extends Logging {
     s"feeds=${feeds.size()} heldBytes=${held.get()} reservedBytes=${reserved.get()} callsInFlight=$callsInFlight " +
       s"readyToCall=${readyToCall.size()} waitingForMemory=${waitingForMemory.size()}"
 
+  /** Calls running now and the bytes they reserved, all queries together. */
+  def callsInFlightNow: Int = callsInFlight
+  def reservedBytes: Long = reserved.get()
+
   /** Shards read in this JVM, all queries together. */
   def feedCount: Int = feeds.size()
 
@@ -192,6 +196,9 @@ object Prefetcher extends Logging {
   private def stop(feed: ShardFeed): Unit = {
     feed.stopped = true
     held.addAndGet(-feed.release())
+    // Its call gives back its slot and reservation now: with retries until success (the default), a call of a
+    // stopped query to an endpoint gone away would otherwise hold them for good.
+    Option(feed.inFlight).foreach(_.cancel(false))
   }
 
   private def dispatch(feed: ShardFeed): Unit = scheduler.execute(() => tryCall(feed))
@@ -236,6 +243,8 @@ object Prefetcher extends Logging {
     val call = try feed.fetcher.poll(plan.limit) catch { case e: Throwable => CompletableFuture.failedFuture[Poll](e) }
     // A call that never ends would hold its slot and its reservation for good: the SDK's own timeouts should end
     // it first, this bounds it whatever happens.
+    feed.inFlight = call
+    if (feed.stopped) call.cancel(false) // stopped while the call was being made
     call.orTimeout(CallTimeout.toMillis, TimeUnit.MILLISECONDS).whenComplete { (poll: Poll, error: Throwable) =>
       try {
         reserved.addAndGet(-expected)
@@ -250,7 +259,7 @@ object Prefetcher extends Logging {
     val (polledBefore, caughtUpBefore) = (feed.hasPolled, feed.caughtUp)
     if (error != null) {
       val cause = PollingFetcher.cause(error)
-      logWarning(s"Reading Kinesis shard ${feed.key} failed: $cause")
+      if (!feed.stopped) logWarning(s"Reading Kinesis shard ${feed.key} failed: $cause")
       feed.onFailure(cause)
     } else if (!feed.stopped) {
       val limit = bufferLimit(feed.config)

@@ -60,6 +60,26 @@ class SourceEngineSuite extends AnyFunSuite with SimulatorSourceTest {
     } finally simulator.admin.quotas(enabled = true, factor = 1.0)
   }
 
+  test("a stopped query's calls give back their slots and reserved space at once, even calls that hang") {
+    val stream = newStreamName("hung")
+    kinesis.createStream(stream, 4)
+    eventually("no call of an earlier test to be running") { Prefetcher.callsInFlightNow == 0 }
+    val query = new Collector().start(kinesisReader(stream, "apiCallAttemptTimeout" -> "10min"), newCheckpoint(),
+      Trigger.ProcessingTime(0))
+    try {
+      eventually("the query to read its shards") { Prefetcher.feedCount == 4 }
+      simulator.admin.faults("""[{"kind": "hang", "operations": ["GetRecords"], "probability": 1.0, "hangMillis": 600000}]""")
+      eventually("calls to hang") { Prefetcher.callsInFlightNow == 4 }
+    } finally {
+      query.stop()
+      simulator.admin.clearFaults()
+    }
+    // Retried until they succeed (the default), these calls would hold four of the 32 slots for ten minutes.
+    eventually("the hung calls to be given up", Duration.ofSeconds(10)) {
+      Prefetcher.callsInFlightNow == 0 && Prefetcher.reservedBytes == 0 && Prefetcher.feedCount == 0
+    }
+  }
+
   test("fetching goes on while a batch is processed") {
     val stream = newStreamName("overlap")
     kinesis.createStream(stream, 1)

@@ -180,7 +180,7 @@ class SourceRetentionSuite extends AnyFunSuite with SimulatorSourceTest {
   }
 
   private def openShards(stream: String): Seq[String] =
-    kinesis.client.listShards(ListShardsRequest.builder().streamName(stream)
+    kinesis.control.listShards(ListShardsRequest.builder().streamName(stream)
       .shardFilter(ShardFilter.builder().`type`(ShardFilterType.AT_LATEST).build()).build())
       .shards().asScala.map(_.shardId()).toSeq.sorted
 

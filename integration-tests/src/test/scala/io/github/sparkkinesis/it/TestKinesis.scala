@@ -19,28 +19,34 @@ import software.amazon.awssdk.services.kinesis.model._
  * puts and reads back as ground truth does not depend on the code it checks.
  */
 final class TestKinesis(endpoint: URI) extends AutoCloseable {
-  val client: KinesisClient = KinesisClient.builder()
+  val client: KinesisClient = builder().build()
+
+  /**
+   * For the tests' control-plane steps (create, reshard, list, wait): throttled calls are retried without the
+   * standard strategy's retry quota, which runs dry when a test reshards in a loop beside the source under test.
+   * `client` keeps the SDK's defaults, so a test can see throttling surface.
+   */
+  val control: KinesisClient = builder().overrideConfiguration((o: ClientOverrideConfiguration.Builder) =>
+    o.retryStrategy(AwsRetryStrategy.standardRetryStrategy().toBuilder.maxAttempts(10).circuitBreakerEnabled(false)
+      .build())).build()
+
+  private def builder() = KinesisClient.builder()
     .endpointOverride(endpoint)
     .region(Region.of(TestEnv.region))
     .credentialsProvider(StaticCredentialsProvider.create(
       AwsBasicCredentials.create(TestEnv.accessKey, TestEnv.secretKey)))
     .httpClientBuilder(Apache5HttpClient.builder())
-    // Tests reshard and list in tight loops beside the source under test: throttled calls are retried without the
-    // standard strategy's retry quota, which would otherwise run dry and fail the test's own calls.
-    .overrideConfiguration((o: ClientOverrideConfiguration.Builder) => o.retryStrategy(
-      AwsRetryStrategy.standardRetryStrategy().toBuilder.maxAttempts(10).circuitBreakerEnabled(false).build()))
-    .build()
 
   /** Creates a stream and waits until it is ACTIVE. */
   def createStream(name: String, shards: Int, timeout: Duration = Duration.ofSeconds(30)): Unit = {
-    client.createStream(CreateStreamRequest.builder().streamName(name).shardCount(shards).build())
+    control.createStream(CreateStreamRequest.builder().streamName(name).shardCount(shards).build())
     awaitActive(name, timeout)
   }
 
   def awaitActive(name: String, timeout: Duration): Unit = {
     val deadline = Instant.now().plus(timeout)
     def status: StreamStatus =
-      client.describeStreamSummary(DescribeStreamSummaryRequest.builder().streamName(name).build())
+      control.describeStreamSummary(DescribeStreamSummaryRequest.builder().streamName(name).build())
         .streamDescriptionSummary().streamStatus()
     while (status != StreamStatus.ACTIVE) {
       require(Instant.now().isBefore(deadline), s"stream $name not ACTIVE after $timeout")
@@ -49,7 +55,7 @@ final class TestKinesis(endpoint: URI) extends AutoCloseable {
   }
 
   def shardIds(name: String): Seq[String] =
-    client.listShards(ListShardsRequest.builder().streamName(name).build()).shards().asScala.map(_.shardId()).toSeq
+    control.listShards(ListShardsRequest.builder().streamName(name).build()).shards().asScala.map(_.shardId()).toSeq
 
   def put(name: String, partitionKey: String, data: Array[Byte]): PutRecordResponse =
     client.putRecord(PutRecordRequest.builder().streamName(name).partitionKey(partitionKey)
@@ -62,22 +68,22 @@ final class TestKinesis(endpoint: URI) extends AutoCloseable {
   }
 
   def split(name: String, shardId: String): Unit = {
-    val shard = client.listShards(ListShardsRequest.builder().streamName(name).build()).shards().asScala
+    val shard = control.listShards(ListShardsRequest.builder().streamName(name).build()).shards().asScala
       .find(_.shardId() == shardId).getOrElse(throw new IllegalArgumentException(s"no shard $shardId"))
     val range = shard.hashKeyRange()
     val middle = (BigInt(range.startingHashKey()) + BigInt(range.endingHashKey())) / 2
-    client.splitShard(SplitShardRequest.builder().streamName(name).shardToSplit(shardId)
+    control.splitShard(SplitShardRequest.builder().streamName(name).shardToSplit(shardId)
       .newStartingHashKey(middle.toString).build())
     awaitActive(name, Duration.ofSeconds(30))
   }
 
   def merge(name: String, shardId: String, adjacentShardId: String): Unit = {
-    client.mergeShards(MergeShardsRequest.builder().streamName(name).shardToMerge(shardId)
+    control.mergeShards(MergeShardsRequest.builder().streamName(name).shardToMerge(shardId)
       .adjacentShardToMerge(adjacentShardId).build())
     awaitActive(name, Duration.ofSeconds(30))
   }
 
-  override def close(): Unit = client.close()
+  override def close(): Unit = { client.close(); control.close() }
 }
 
 object TestKinesis {
