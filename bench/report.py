@@ -145,7 +145,7 @@ def _many_shards_targets(results: dict[str, Any], add: Add) -> None:
         f"{data['sparkAloneCpu']['fractionOfOneCore']:.1%})", cpu <= IDLE_CPU_FRACTION)
     traffic = data["traffic"]
     p50, missing = traffic["ms"]["p50"], traffic["recordsMissing"]
-    add(names[2], f"{shape}, {traffic['recordsPerSecond']} records/s",
+    add(names[2], f"{data['shards']} shards, {traffic['recordsPerSecond']} records/s",
         f"{p50} ms" + (f", {missing} record(s) never arrived" if missing else ""),
         missing == 0 and p50 == p50 and p50 <= P50_MS)  # p50 != p50: NaN, nothing measured
 
