@@ -83,7 +83,8 @@ object Prefetcher extends Logging {
   /** Bytes of records held in this JVM, all queries together. */
   def heldBytes: Long = held.get()
 
-  /** The engine's state in a line, for a log or a failing test: what holds memory and call slots. */
+  /** The engine's state in a line, for a log or a failing test: what holds memory and call slots (the queue
+   * lengths are read outside the scheduler thread: approximate). */
   def describe: String =
     s"feeds=${feeds.size()} heldBytes=${held.get()} reservedBytes=${reserved.get()} callsInFlight=$callsInFlight " +
       s"readyToCall=${readyToCall.size()} waitingForMemory=${waitingForMemory.size()}"
@@ -241,10 +242,10 @@ object Prefetcher extends Logging {
     val expected = ShardFeed.AnswerHeapFactor * plan.answerBytes
     reserved.addAndGet(expected)
     val call = try feed.fetcher.poll(plan.limit) catch { case e: Throwable => CompletableFuture.failedFuture[Poll](e) }
-    // A call that never ends would hold its slot and its reservation for good: the SDK's own timeouts should end
-    // it first, this bounds it whatever happens.
     feed.inFlight = call
     if (feed.stopped) call.cancel(false) // stopped while the call was being made
+    // A call that never ends would hold its slot and its reservation for good: the SDK's own timeouts should end
+    // it first, this bounds it whatever happens.
     call.orTimeout(CallTimeout.toMillis, TimeUnit.MILLISECONDS).whenComplete { (poll: Poll, error: Throwable) =>
       try {
         reserved.addAndGet(-expected)
