@@ -192,6 +192,15 @@ object Prefetcher extends Logging {
    */
   def changes(sourceId: String): Long = changesOf(sourceId).get()
 
+  /**
+   * What a source's feeds offer may have changed: its waiters look again. A source nobody waited on yet has no
+   * counter (a first wait looks at its feeds anyway), and a forgotten source does not get one back.
+   */
+  private def changed(sourceId: String): Unit = {
+    Option(changeCounts.get(sourceId)).foreach(_.incrementAndGet())
+    Option(signals.get(sourceId)).foreach(signal => signal.synchronized(signal.notifyAll()))
+  }
+
   private def changesOf(sourceId: String): AtomicLong = changeCounts.computeIfAbsent(sourceId, _ => new AtomicLong())
 
   private def stop(feed: ShardFeed): Unit = {
@@ -200,6 +209,7 @@ object Prefetcher extends Logging {
     // Its call gives back its slot and reservation now: with retries until success (the default), a call of a
     // stopped query to an endpoint gone away would otherwise hold them for good.
     Option(feed.inFlight).foreach(_.cancel(false))
+    changed(feed.sourceId) // a snapshot waiting on it must not wait for it any more
   }
 
   private def dispatch(feed: ShardFeed): Unit = scheduler.execute(() => tryCall(feed))
@@ -275,11 +285,7 @@ object Prefetcher extends Logging {
     }
     // Waiters re-check only when what they wait for may have changed: an idle shard's empty answer changes nothing.
     if (error != null || (poll != null && poll.records.nonEmpty) || feed.hasPolled != polledBefore ||
-      feed.caughtUp != caughtUpBefore || feed.finished) {
-      changesOf(feed.sourceId).incrementAndGet()
-      val signal = signalOf(feed.sourceId)
-      signal.synchronized(signal.notifyAll())
-    }
+      feed.caughtUp != caughtUpBefore || feed.finished) changed(feed.sourceId)
     if (!feed.finished) dispatchIn(feed, feed.nextCallNanos - System.nanoTime())
   }
 
