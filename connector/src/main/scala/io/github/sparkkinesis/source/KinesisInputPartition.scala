@@ -5,15 +5,6 @@ import org.apache.spark.sql.connector.read.InputPartition
 /** One shard's part of a batch: the records after `from`, up to and including `to`. */
 final case class ShardRange(key: ShardKey, from: ShardPosition, to: ShardPosition)
 
-object ShardRange {
-  /** Whether record `r` is at or before a range's end `to` (a shard end takes every record; no other end is planned). */
-  def reaches(to: ShardPosition, r: UserRecord): Boolean = to match {
-    case t: ShardPosition.After => SequenceNumbers.isAtOrBefore(t, r.sequenceNumber, r.subSequenceNumber)
-    case ShardPosition.ShardEnd => true
-    case _ => false
-  }
-}
-
 /** A Spark task's share of a batch: a few shard ranges, read in order, placed where they were fetched. */
 final case class KinesisInputPartition(
     sourceId: String,

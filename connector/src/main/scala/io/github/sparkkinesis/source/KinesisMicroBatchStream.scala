@@ -29,6 +29,11 @@ final class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: St
   private var lastAdvanced = true
   private var lastBehind = false
   private var lastSnapshotNanos = 0L
+  private val signal = new DriverSignal(sourceId)
+  /** Signals counted when the last snapshot started, and whether every executor of that snapshot signals. */
+  private var signalsSeen = 0L
+  private var executorsSignal = false
+  private var lastReadable = Set.empty[ShardKey]
   /** Where each shard is prefetched: its snapshot and batch tasks go there. */
   private var owners = Map.empty[ShardKey, String]
   /** The groups behind the last offset returned: the batch's tasks are cut exactly as the snapshot's were. */
@@ -71,19 +76,27 @@ final class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: St
     planner.checkStreams(start)
     val readable = planner.readableShards(start)
     if (readable.isEmpty) return unchanged(start)
+    val listening = signal.open()
+    // Idle (the last snapshot found nothing): no Spark job until an executor signals a change, the shards change,
+    // or IdleSnapshotInterval passes (feeds are kept alive and metrics refreshed). A trigger waits IdleTriggerWait
+    // for a signal, then reports nothing new. Without signals, a snapshot waits on the executors (IdleWait).
+    val idle = !lastAdvanced && availableNowCutoff.isEmpty && executorsSignal && readable.toSet == lastReadable
+    val periodic = idle && System.nanoTime() - lastSnapshotNanos >= IdleSnapshotInterval.toNanos
+    if (idle && !periodic && !signal.awaitAfter(signalsSeen, IdleTriggerWait.toNanos)) return unchanged(start)
+    signalsSeen = signal.count
 
     val (maxRecords, maxBytes) = FetchPlanner.budgets(limit, readable.size)
     val requests = readable.map(k => SnapshotRequest(k, start.get(k).getOrElse(TrimHorizon), maxRecords, maxBytes))
     val groups = planner.groups(requests, owners)
     val sc = SparkSession.active.sparkContext
     context = Some(sc)
-    // After a snapshot that found nothing, the next one waits for data on the executors instead of returning at
-    // once: an idle stream costs one short job per IdleWait, and a record is seen as soon as it is fetched.
     // A catch-up (the last snapshot saw shards behind their tip) gathers for up to CatchUpBatch since that snapshot.
     val fill = if (!lastBehind) 0L else math.max(0L, CatchUpBatch.toNanos - (System.nanoTime() - lastSnapshotNanos))
-    def snapshot(linger: Long) =
-      SnapshotJob.run(sc, SnapshotSpec(sourceId, config, availableNowCutoff, SnapshotWait(linger, untilCaughtUp = false, fill)), groups)
-    var (snapshots, stats) = snapshot(if (lastAdvanced) 0L else IdleWait.toNanos)
+    def snapshot(linger: Long) = SnapshotJob.run(sc, SnapshotSpec(sourceId, config, availableNowCutoff,
+      SnapshotWait(linger, untilCaughtUp = false, fill), driverListens = listening), groups,
+      if (periodic) "periodic, idle stream" else "")
+    val linger = if (lastAdvanced || executorsSignal) 0L else IdleWait.toNanos
+    var (snapshots, stats) = snapshot(linger)
     // AvailableNow ends at the first batch with nothing new: "nothing" must mean every shard is at its tip or past
     // the cut-off, never that reads were slow or throttled.
     while (availableNowCutoff.isDefined && !snapshots.exists(_.advanced) && !snapshots.forall(_.state.caughtUp)) {
@@ -94,6 +107,8 @@ final class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: St
     lastAdvanced = snapshots.exists(_.advanced)
     lastBehind = snapshots.exists(_.state.millisBehindLatest.exists(_ > CatchUpBehindMillis))
     lastSnapshotNanos = System.nanoTime()
+    lastReadable = readable.toSet
+    executorsSignal = listening && stats.nonEmpty && stats.forall(_.signalsDriver)
     owners ++= snapshots.map(s => s.key -> s.location)
     progress.record(snapshots, stats)
     if (snapshots.exists(_.last == ShardEnd)) discovery.invalidate()
@@ -131,6 +146,7 @@ final class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: St
 
   /** The query's buffers are freed now in this JVM, and on the executors that read its shards by a short job. */
   override def stop(): Unit = {
+    signal.stop()
     Prefetcher.release(sourceId)
     val here = SnapshotJob.executorLocation()
     context.foreach(sc => SnapshotJob.release(sc, sourceId, owners.values.toSeq.distinct.filter(_ != here).sorted))
@@ -143,8 +159,12 @@ final class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: St
 }
 
 object KinesisMicroBatchStream {
-  /** While nothing arrives, how long a snapshot waits on the executors for records. */
+  /** While nothing arrives and executors cannot signal the driver, how long a snapshot waits on them for records. */
   val IdleWait: java.time.Duration = java.time.Duration.ofSeconds(1)
+  /** While nothing arrives, how long a trigger waits for an executor's signal before it reports nothing new. */
+  val IdleTriggerWait: java.time.Duration = java.time.Duration.ofMillis(250)
+  /** While nothing arrives, a snapshot job runs at least this often anyway: feeds stay wanted, metrics fresh. */
+  val IdleSnapshotInterval: java.time.Duration = java.time.Duration.ofSeconds(10)
   /** While shards are behind their tip by more than CatchUpBehindMillis, batches are planned about this often. */
   val CatchUpBatch: java.time.Duration = java.time.Duration.ofSeconds(1)
   val CatchUpBehindMillis = 1000L

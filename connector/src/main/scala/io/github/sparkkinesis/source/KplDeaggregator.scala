@@ -23,8 +23,12 @@ object KplDeaggregator {
     data.length >= Magic.length + DigestLength &&
       data(0) == Magic(0) && data(1) == Magic(1) && data(2) == Magic(2) && data(3) == Magic(3)
 
-  /** The user records of an aggregate, sub-sequence numbers 0, 1, ... in order. */
-  def split(key: ShardKey, sequenceNumber: String, arrivalMillis: Long, data: Array[Byte]): IndexedSeq[UserRecord] = {
+  /**
+   * Adds the user records of an aggregate that come after `position` to `out`, payloads copied straight from the
+   * aggregate. Whether the aggregate is well formed is checked in full before any of its records is added.
+   */
+  def splitInto(out: RecordBlock.Builder, key: ShardKey, sequenceNumber: String, arrivalMillis: Long,
+      data: Array[Byte], position: ShardPosition): Unit = {
     def corrupt(why: String) = new IllegalStateException(
       s"Corrupt KPL aggregated record in Kinesis shard $key at sequence number $sequenceNumber: $why")
     val bodyLength = data.length - Magic.length - DigestLength
@@ -35,7 +39,9 @@ object KplDeaggregator {
       throw corrupt("the MD5 checksum does not match")
     }
     val keys = ArrayBuffer.empty[String]
-    val records = ArrayBuffer.empty[(Long, Array[Byte])]
+    // Per user record: key index, payload offset and length inside `data`.
+    val records = ArrayBuffer.empty[Long]
+    val payloads = ArrayBuffer.empty[Int]
     try {
       val in = CodedInputStream.newInstance(data, Magic.length, bodyLength)
       var tag = in.readTag()
@@ -44,7 +50,7 @@ object KplDeaggregator {
           case 1 => keys += in.readString()
           case 3 =>
             val limit = in.pushLimit(in.readRawVarint32())
-            records += readRecord(in)
+            readRecord(in, records, payloads)
             in.popLimit(limit)
           case _ => in.skipField(tag) // explicit hash keys do not reach the row
         }
@@ -53,25 +59,39 @@ object KplDeaggregator {
     } catch {
       case e: com.google.protobuf.InvalidProtocolBufferException => throw corrupt(e.getMessage)
     }
-    records.iterator.zipWithIndex.map { case ((keyIndex, payload), sub) =>
+    records.foreach { keyIndex =>
       if (keyIndex < 0 || keyIndex >= keys.size) throw corrupt(s"partition key index $keyIndex out of ${keys.size}")
-      UserRecord(keys(keyIndex.toInt), payload, sequenceNumber, sub.toLong, arrivalMillis)
-    }.toIndexedSeq
+    }
+    var sub = 0
+    while (sub < records.size) {
+      if (SequenceNumbers.isAfter(position, sequenceNumber, sub.toLong)) {
+        out.add(keys(records(sub).toInt), data, payloads(2 * sub), payloads(2 * sub + 1), sequenceNumber, sub.toLong,
+          arrivalMillis)
+      }
+      sub += 1
+    }
   }
 
-  private def readRecord(in: CodedInputStream): (Long, Array[Byte]) = {
+  /** One user record: its key index goes to `records`, its payload's offset in the aggregate and length to `payloads`. */
+  private def readRecord(in: CodedInputStream, records: ArrayBuffer[Long], payloads: ArrayBuffer[Int]): Unit = {
     var keyIndex = -1L
-    var payload: Array[Byte] = null
+    var offset = -1
+    var length = 0
     var tag = in.readTag()
     while (tag != 0) {
       WireFormat.getTagFieldNumber(tag) match {
         case 1 => keyIndex = in.readUInt64()
-        case 3 => payload = in.readByteArray()
+        case 3 =>
+          length = in.readRawVarint32()
+          offset = Magic.length + in.getTotalBytesRead
+          in.skipRawBytes(length)
         case _ => in.skipField(tag)
       }
       tag = in.readTag()
     }
-    if (payload == null) throw new com.google.protobuf.InvalidProtocolBufferException("a user record has no data")
-    (keyIndex, payload)
+    if (offset < 0) throw new com.google.protobuf.InvalidProtocolBufferException("a user record has no data")
+    records += keyIndex
+    payloads += offset
+    payloads += length
   }
 }

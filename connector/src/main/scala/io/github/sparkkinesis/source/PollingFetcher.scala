@@ -27,13 +27,13 @@ final class PollingFetcher(client: KinesisAsyncClient, config: SourceConfig, key
   def poll(limit: Int): CompletableFuture[Poll] = poll(limit, renewed = false)
 
   private def poll(limit: Int, renewed: Boolean): CompletableFuture[Poll] =
-    if (position == ShardEnd) CompletableFuture.completedFuture(Poll(Vector.empty, 0, 0, ended = true))
+    if (position == ShardEnd) CompletableFuture.completedFuture(Poll(RecordBlock.empty, 0, 0, ended = true))
     else currentIterator().thenCompose(it => client.getRecords(ShardReader.getRecords(it, limit).toBuilder
         .overrideConfiguration((o: AwsRequestOverrideConfiguration.Builder) => o.addMetricPublisher(tally)).build()))
       .thenApply[Poll] { response =>
         resumeRecord = resumeRecord.flatMap(ShardReader.checkResumed(config, key, position, _, response))
         val poll = ShardReader.decode(key, position, response)
-        poll.records.lastOption.foreach(last => position = last.position)
+        poll.records.lastPosition.foreach(position = _)
         iterator = Option(response.nextShardIterator())
         if (poll.ended) position = ShardEnd
         poll

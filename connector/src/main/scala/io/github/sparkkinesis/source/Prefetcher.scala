@@ -53,6 +53,12 @@ object Prefetcher extends Logging {
   /** Sources whose query stopped (each stream instance has an id of its own), remembered for a while. */
   private val released = new ConcurrentHashMap[String, java.lang.Long]()
   private val activity = new ConcurrentHashMap[String, Activity]()
+  /** Per source: how to signal its driver (None: it cannot be reached from here), and whether a change is to be. */
+  private val driverLinks = new ConcurrentHashMap[String, DriverLink]()
+
+  private final class DriverLink(val send: Option[Any => Unit]) {
+    val armed = new java.util.concurrent.atomic.AtomicBoolean(false)
+  }
 
   /** When a query last used this JVM's feeds, and the longest it went without. */
   private final class Activity {
@@ -160,6 +166,7 @@ object Prefetcher extends Logging {
     activity.remove(sourceId)
     signals.remove(sourceId)
     changeCounts.remove(sourceId)
+    driverLinks.remove(sourceId)
   }
 
   /** The calls this JVM made for a source's feeds, since they started here. */
@@ -199,7 +206,26 @@ object Prefetcher extends Logging {
   private def changed(sourceId: String): Unit = {
     Option(changeCounts.get(sourceId)).foreach(_.incrementAndGet())
     Option(signals.get(sourceId)).foreach(signal => signal.synchronized(signal.notifyAll()))
+    signalDriver(sourceId)
   }
+
+  /**
+   * A snapshot task is about to report what this executor holds: the next change here is signalled to the
+   * driver (once, until the next snapshot task arms it again). The first time, the driver's endpoint is looked
+   * up (a round trip to the driver: hence in a task). Whether this executor can signal the driver.
+   */
+  def armDriverSignal(sourceId: String): Boolean =
+    !released.containsKey(sourceId) && {
+      val link = driverLinks.computeIfAbsent(sourceId,
+        id => new DriverLink(org.apache.spark.sparkkinesis.DriverChannel.connect(DriverSignal.endpointName(id))))
+      link.armed.set(true)
+      link.send.isDefined
+    }
+
+  private def signalDriver(sourceId: String): Unit =
+    if (!released.containsKey(sourceId)) Option(driverLinks.get(sourceId)).foreach { link =>
+      if (link.armed.compareAndSet(true, false)) link.send.foreach(_(FeedsChanged(sourceId)))
+    }
 
   private def changesOf(sourceId: String): AtomicLong = changeCounts.computeIfAbsent(sourceId, _ => new AtomicLong())
 
@@ -284,7 +310,7 @@ object Prefetcher extends Logging {
       if (feed.stopped) held.addAndGet(-feed.release())
     }
     // Waiters re-check only when what they wait for may have changed: an idle shard's empty answer changes nothing.
-    if (error != null || (poll != null && poll.records.nonEmpty) || feed.hasPolled != polledBefore ||
+    if (error != null || (poll != null && !poll.records.isEmpty) || feed.hasPolled != polledBefore ||
       feed.caughtUp != caughtUpBefore || feed.finished) changed(feed.sourceId)
     if (!feed.finished) dispatchIn(feed, feed.nextCallNanos - System.nanoTime())
   }

@@ -12,7 +12,7 @@ import org.apache.spark.internal.Logging
 object RangeReader extends Logging {
 
   /** The range's records, and whether some of them had to be re-read from Kinesis. */
-  def read(sourceId: String, config: SourceConfig, range: ShardRange): (Iterator[UserRecord], Boolean) = {
+  def read(sourceId: String, config: SourceConfig, range: ShardRange): (Iterator[RecordBlock], Boolean) = {
     val feed = Prefetcher.get(sourceId, range.key)
     val part = feed.flatMap(_.part(range.from, range.to))
     // A batch read (spill) reads its range once and has no commit to free it: free it now.
@@ -29,36 +29,38 @@ object RangeReader extends Logging {
   }
 
   /** Re-reads (from, to] with GetRecords. Stops at `to`, or at the shard's end when `to` is ShardEnd. */
-  private def fromKinesis(config: SourceConfig, range: ShardRange): Iterator[UserRecord] = {
+  private def fromKinesis(config: SourceConfig, range: ShardRange): Iterator[RecordBlock] = {
     logInfo(s"Reading ${range.key} ${range.from} .. ${range.to} from Kinesis (not buffered on this executor)")
     val reader = new ShardReader(KinesisClientFactory.sync(config.connection), config, range.key, range.from)
-    new Iterator[UserRecord] {
-      private var pending: Iterator[UserRecord] = Iterator.empty
+    new Iterator[RecordBlock] {
+      private var pending: Option[RecordBlock] = None
       private var done = false
 
       override def hasNext: Boolean = {
-        while (!pending.hasNext && !done) refill()
-        pending.hasNext
+        while (pending.isEmpty && !done) refill()
+        pending.nonEmpty
       }
 
-      override def next(): UserRecord = {
+      override def next(): RecordBlock = {
         if (!hasNext) throw new NoSuchElementException
-        pending.next()
+        val block = pending.get
+        pending = None
+        block
       }
 
       private def refill(): Unit = {
         val poll = reader.poll(config.maxRecordsPerFetch)
-        val inRange = poll.records.takeWhile(r => ShardRange.reaches(range.to, r))
-        pending = inRange.iterator
+        val inRange = poll.records.take(poll.records.countReaching(range.to))
+        if (!inRange.isEmpty) pending = Some(inRange)
         range.to match {
           case end: After =>
             // The planned end is a record a fetch returned: a re-read must meet it exactly. Passing it, or finding
             // nothing more (the tip, the shard's end), means it is no longer in the shard.
-            if (inRange.lastOption.exists(_.position == end)) done = true
+            if (inRange.lastPosition.contains(end)) done = true
             else if (inRange.size < poll.records.size || poll.ended || (poll.records.isEmpty && poll.millisBehindLatest == 0)) {
-              val met = poll.records.drop(inRange.size).headOption
-                .map(r => s"the re-read found sequence number ${r.sequenceNumber} past it")
-                .getOrElse("the re-read reached the end of what the shard holds")
+              val met = if (inRange.size < poll.records.size) {
+                s"the re-read found sequence number ${poll.records.sequenceNumber(inRange.size)} past it"
+              } else "the re-read reached the end of what the shard holds"
               DataLoss(config, range.key, s"the planned range ${DataLoss.show(range.from)} up to sequence number " +
                 s"${end.sequenceNumber} (sub-record ${end.subSequenceNumber}) no longer reaches its end: $met; its " +
                 "records expired past the stream's retention, or the stream was deleted and created again",

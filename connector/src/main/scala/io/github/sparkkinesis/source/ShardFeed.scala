@@ -2,8 +2,6 @@ package io.github.sparkkinesis.source
 
 import java.util.ArrayDeque
 
-import scala.collection.mutable.ArrayBuffer
-
 import io.github.sparkkinesis.source.ShardPosition._
 
 /** How far a feed is, as a snapshot task reports it for one shard. */
@@ -19,7 +17,7 @@ final case class FeedState(
  * The records of a planned range that this executor holds: `records` in order, then, when the buffer does not
  * reach the range's end (a batch read whose buffer filled), the rest is read from Kinesis after `resumeFrom`.
  */
-final case class BufferedPart(records: scala.collection.IndexedSeq[UserRecord], resumeFrom: Option[ShardPosition])
+final case class BufferedPart(records: Seq[RecordBlock], resumeFrom: Option[ShardPosition])
 
 /**
  * One shard read continuously on an executor: the records fetched after `base` (the start of the next batch to
@@ -39,7 +37,7 @@ final class ShardFeed(
     val fetcher: PollingFetcher) {
 
   private var base: ShardPosition = start
-  private val records = new ArrayDeque[UserRecord]()
+  private val records = new ArrayDeque[RecordBlock]()
   private var heldBytes = 0L
   private var readTo: ShardPosition = start
   private var spilled = false
@@ -102,11 +100,9 @@ final class ShardFeed(
     val reached =
       if (from == base) true
       else if (failure.nonEmpty) false
-      else if (from == readTo && !spilled) { dropWhile(_ => true); true }
+      else if (from == readTo && !spilled) { records.clear(); heldBytes = 0; true }
       else from match {
-        case a: After if records.stream().anyMatch(_.position == a) =>
-          dropWhile(r => SequenceNumbers.isAtOrBefore(a, r.sequenceNumber, r.subSequenceNumber))
-          true
+        case a: After if records.stream().anyMatch(_.holds(a)) => dropThrough(a); true
         case _ => false
       }
     if (reached) { base = from; Some(before - heldBytes) } else None
@@ -115,8 +111,17 @@ final class ShardFeed(
   /** Frees every record held; returns the bytes freed. */
   def release(): Long = synchronized { val freed = heldBytes; records.clear(); heldBytes = 0; freed }
 
-  private def dropWhile(p: UserRecord => Boolean): Unit =
-    while (!records.isEmpty && p(records.peekFirst())) heldBytes -= ShardFeed.accounted(records.pollFirst())
+  /** Drops the records up to `a` (the blocks before it whole, the one holding it in part). */
+  private def dropThrough(a: After): Unit = {
+    var done = false
+    while (!done && !records.isEmpty) {
+      val head = records.peekFirst()
+      val n = head.countAtOrBefore(a)
+      heldBytes -= head.heapBytes(0, n)
+      records.pollFirst()
+      if (n < head.size) { records.addFirst(head.drop(n)); done = true }
+    }
+  }
 
   /**
    * What the next batch may plan from `base`: up to `maxRecords` / `maxBytes` (at least one record), ending at a
@@ -129,10 +134,14 @@ final class ShardFeed(
     val it = records.iterator()
     var capped = false
     while (it.hasNext && !capped) {
-      val r = it.next()
-      val size = r.data.length + r.partitionKey.length
-      if (n >= maxRecords || (n > 0 && bytes + size > maxBytes)) capped = true
-      else { n += 1; bytes += size; lastTaken = r.position }
+      val block = it.next()
+      var i = 0
+      while (i < block.size && !capped) {
+        val size = block.recordBytes(i)
+        if (n >= maxRecords || (n > 0 && bytes + size > maxBytes)) capped = true
+        else { n += 1; bytes += size; i += 1 }
+      }
+      if (i > 0) lastTaken = block.position(i - 1)
     }
     val last = if (capped) lastTaken else readTo
     FeedState(last, n, bytes, millisBehind, caughtUp = !capped && (readTo == ShardEnd || cutoffReached || atTip), heldBytes)
@@ -142,19 +151,22 @@ final class ShardFeed(
   def part(from: ShardPosition, to: ShardPosition): Option[BufferedPart] = synchronized {
     if (from != base || failure.nonEmpty) None
     else {
-      val out = new ArrayBuffer[UserRecord](records.size)
+      val out = Seq.newBuilder[RecordBlock]
+      var last: Option[After] = None
       val it = records.iterator()
       var beyond = false
       while (it.hasNext && !beyond) {
-        val r = it.next()
-        if (ShardRange.reaches(to, r)) out += r else beyond = true
+        val block = it.next()
+        val n = block.countReaching(to)
+        if (n > 0) { out += block.take(n); last = Some(block.position(n - 1)) }
+        beyond = n < block.size
       }
       val complete = to match {
-        case t: After => out.lastOption.exists(_.position == t)
+        case t: After => last.contains(t)
         case ShardEnd => readTo == ShardEnd && !spilled
         case _ => false
       }
-      Some(BufferedPart(out, if (complete) None else Some(out.lastOption.map(_.position).getOrElse(base))))
+      Some(BufferedPart(out.result(), if (complete) None else Some(last.getOrElse(base))))
     }
   }
 
@@ -166,20 +178,20 @@ final class ShardFeed(
     polls += 1
     lastResponseBytes = poll.bytes
     millisBehind = Some(poll.millisBehindLatest)
-    var added = 0L
+    val block = poll.records
+    val n = block.size
     var admitted = 0
-    val n = poll.records.size
-    while (admitted < n && cutoffMillis.forall(poll.records(admitted).arrivalMillis <= _)) {
-      val r = poll.records(admitted)
-      val size = ShardFeed.accounted(r)
-      if (!spilled && (!spill || mayHold(added + size))) {
-        records.addLast(r)
-        heldBytes += size
-        added += size
-      } else spilled = true
-      readTo = r.position
-      admitted += 1
+    while (admitted < n && cutoffMillis.forall(block.arrivalMillis(admitted) <= _)) admitted += 1
+    var kept = if (spilled) 0 else admitted
+    if (spill && !spilled) {
+      kept = 0
+      while (kept < admitted && mayHold(block.heapBytes(0, kept + 1))) kept += 1
     }
+    if (kept < admitted) spilled = true
+    val added = block.heapBytes(0, kept)
+    if (kept > 0) records.addLast(block.take(kept))
+    heldBytes += added
+    if (admitted > 0) readTo = block.position(admitted - 1)
     if (n > 0) {
       val observed = math.max(1L, poll.bytes / n)
       avgRecordBytes = if (sized) (avgRecordBytes + observed) / 2 else observed
@@ -200,8 +212,6 @@ final class ShardFeed(
 final case class CallPlan(limit: Int, answerBytes: Long)
 
 object ShardFeed {
-  /** What a held record costs beyond its payload and key: the record, two strings and an array, with headers. */
-  val RecordOverheadBytes = 160L
   /** Until a shard's first records show their size: large, so a feed's first call cannot overfill a small buffer. */
   val InitialRecordBytesGuess: Long = 10L * 1024
   val MaxResponseBytes: Long = 10L * 1024 * 1024
@@ -231,6 +241,4 @@ object ShardFeed {
       val ramp = math.min(IdlePollInterval.toNanos, minFetchPeriod.toNanos << math.min(idlePolls, 8))
       math.min(maxIdle.toNanos, math.max(ramp, silenceNanos / SilenceShare))
     }
-
-  def accounted(r: UserRecord): Long = r.data.length + 2L * (r.partitionKey.length + r.sequenceNumber.length) + RecordOverheadBytes
 }

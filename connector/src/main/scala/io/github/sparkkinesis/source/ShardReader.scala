@@ -11,7 +11,7 @@ import software.amazon.awssdk.services.kinesis.KinesisClient
 import software.amazon.awssdk.services.kinesis.model._
 
 /** What one GetRecords call gave. `ended`: the shard is closed and nothing follows these records. */
-final case class Poll(records: IndexedSeq[UserRecord], bytes: Long, millisBehindLatest: Long, ended: Boolean)
+final case class Poll(records: RecordBlock, bytes: Long, millisBehindLatest: Long, ended: Boolean)
 
 /**
  * Reads one shard forward from a position with blocking GetRecords calls, within the shard's quotas. The
@@ -30,7 +30,7 @@ final class ShardReader(client: KinesisClient, config: SourceConfig, val key: Sh
 
   /** One GetRecords call of at most `limit` records, waiting first if the shard's pacing requires it. */
   def poll(limit: Int): Poll = {
-    if (ended) return Poll(Vector.empty, 0, 0, ended = true)
+    if (ended) return Poll(RecordBlock.empty, 0, 0, ended = true)
     val wait = nextCallNanos - System.nanoTime()
     if (wait > 0) TimeUnit.NANOSECONDS.sleep(wait)
     val started = System.nanoTime()
@@ -42,7 +42,7 @@ final class ShardReader(client: KinesisClient, config: SourceConfig, val key: Sh
     }
     resumeRecord = resumeRecord.flatMap(ShardReader.checkResumed(config, key, position, _, response))
     val poll = ShardReader.decode(key, position, response)
-    poll.records.lastOption.foreach(last => position = last.position)
+    poll.records.lastPosition.foreach(position = _)
     iterator = Option(response.nextShardIterator())
     if (poll.ended) {
       ended = true
@@ -92,18 +92,25 @@ object ShardReader {
    * already read, inside an aggregate too), KPL aggregates split; bytes count data and partition keys as served.
    */
   def decode(key: ShardKey, position: ShardPosition, response: GetRecordsResponse): Poll = {
-    val out = Vector.newBuilder[UserRecord]
+    val records = response.records()
+    var size = 0L
+    val it = records.iterator()
+    while (it.hasNext) {
+      val r = it.next()
+      size += r.data().asByteArrayUnsafe().length + r.partitionKey().length + r.sequenceNumber().length
+    }
+    val out = new RecordBlock.Builder(records.size, math.min(size, Int.MaxValue - 64).toInt)
     var bytes = 0L
-    for (r <- response.records().asScala) {
+    val each = records.iterator()
+    while (each.hasNext) {
+      val r = each.next()
       val data = r.data().asByteArrayUnsafe()
       bytes += data.length + r.partitionKey().length
       val arrival = r.approximateArrivalTimestamp().toEpochMilli
       if (KplDeaggregator.isAggregated(data)) {
-        KplDeaggregator.split(key, r.sequenceNumber(), arrival, data).foreach { u =>
-          if (SequenceNumbers.isAfter(position, u.sequenceNumber, u.subSequenceNumber)) out += u
-        }
+        KplDeaggregator.splitInto(out, key, r.sequenceNumber(), arrival, data, position)
       } else if (SequenceNumbers.isAfter(position, r.sequenceNumber(), 0L)) {
-        out += UserRecord(r.partitionKey(), data, r.sequenceNumber(), 0L, arrival)
+        out.add(r.partitionKey(), data, 0, data.length, r.sequenceNumber(), 0L, arrival)
       }
     }
     Poll(out.result(), bytes, Option(response.millisBehindLatest()).map(_.longValue).getOrElse(0L),

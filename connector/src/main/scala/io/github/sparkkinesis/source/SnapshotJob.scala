@@ -15,8 +15,12 @@ final case class ShardSnapshot(key: ShardKey, from: ShardPosition, state: FeedSt
   def advanced: Boolean = state.last != from
 }
 
-/** One executor's view when a snapshot task ran: its SDK call counts, its re-reads and its buffer, for metrics. */
-final case class ExecutorStats(location: String, calls: CallCounts, reReads: Long, heldBytes: Long, bufferLimit: Long)
+/**
+ * One executor's view when a snapshot task ran: its SDK call counts, its re-reads and its buffer, for metrics;
+ * whether it will signal the driver when what it holds changes ([[DriverSignal]]).
+ */
+final case class ExecutorStats(location: String, calls: CallCounts, reReads: Long, heldBytes: Long, bufferLimit: Long,
+    signalsDriver: Boolean = false)
 
 /**
  * How long a snapshot task waits. It returns once every shard of its group has been polled at least once and
@@ -28,9 +32,12 @@ final case class ExecutorStats(location: String, calls: CallCounts, reReads: Lon
  */
 final case class SnapshotWait(lingerNanos: Long, untilCaughtUp: Boolean, fillNanos: Long = 0L)
 
-/** What one snapshot job asks of every task: the source, the AvailableNow cut-off, the wait, batch-read spilling. */
+/**
+ * What one snapshot job asks of every task: the source, the AvailableNow cut-off, the wait, batch-read spilling,
+ * and whether the driver listens for the executors' signals.
+ */
 final case class SnapshotSpec(sourceId: String, config: SourceConfig, cutoffMillis: Option[Long], until: SnapshotWait,
-    spill: Boolean = false)
+    spill: Boolean = false, driverListens: Boolean = false)
 
 /**
  * The short Spark job `latestOffset` runs: each task makes sure its executor prefetches its group of shards
@@ -48,14 +55,15 @@ object SnapshotJob {
     s"executor_${InetAddress.getLocalHost.getHostAddress}_${env.executorId}"
   }
 
-  def run(sc: SparkContext, spec: SnapshotSpec, groups: Seq[(Seq[SnapshotRequest], Option[String])])
+  /** `why`: shown beside the job's name in the UI when it is not the usual look for new records. */
+  def run(sc: SparkContext, spec: SnapshotSpec, groups: Seq[(Seq[SnapshotRequest], Option[String])], why: String = "")
       : (Seq[ShardSnapshot], Seq[ExecutorStats]) = {
     if (groups.isEmpty) return (Nil, Nil)
     val rdd = new SnapshotRDD(sc, spec, groups)
     // Named in the UI; the query's own description (batch id) is put back for the batch that follows.
     val previous = sc.getLocalProperty(JobDescription)
-    sc.setJobDescription(s"Kinesis fetch (${groups.map(_._1.size).sum} shards)")
-    val results = try sc.runJob(rdd, (it: Iterator[(Seq[ShardSnapshot], ExecutorStats)]) => it.toVector).flatten.toSeq
+    sc.setJobDescription(s"Kinesis fetch (${groups.map(_._1.size).sum} shards${if (why.isEmpty) "" else s", $why"})")
+    val results = try sc.runJob(rdd, CollectSnapshots).flatten.toSeq
       finally sc.setLocalProperty(JobDescription, previous)
     (results.flatMap(_._1), results.map(_._2))
   }
@@ -73,7 +81,7 @@ object SnapshotJob {
       sc.setJobDescription("Kinesis: free a stopped query's prefetch buffers")
       try {
         val rdd = new ReleaseRDD(sc, sourceId, locations)
-        sc.submitJob(rdd, (_: Iterator[Unit]) => (), rdd.partitions.indices, (_: Int, _: Unit) => (), ())
+        sc.submitJob(rdd, IgnoreRows, rdd.partitions.indices, (_: Int, _: Unit) => (), ())
       } finally saved.foreach { case (k, v) => sc.setLocalProperty(k, v) }
     }
 
@@ -111,13 +119,15 @@ object SnapshotJob {
         if (until.untilCaughtUp) allCaughtUp
         else polled && (if (hasData) filled else now >= lingerEnd))
     }
+    // Armed before the feeds are read: a change from here on is either in this snapshot or signalled (or both).
+    val signals = driverListens && Prefetcher.armDriverSignal(sourceId)
     val snapshots = feeds.map { case (r, feed) =>
       feed.failed.foreach(e => throw failure(r.key, e))
       ShardSnapshot(r.key, r.from, feed.state(r.maxRecords, r.maxBytes), location)
     }
     val mine = Prefetcher.feedsOf(sourceId)
     (snapshots, ExecutorStats(location, Prefetcher.tallyOf(sourceId).snapshot(), Prefetcher.reReadCount(sourceId),
-      mine.map(_.bytesHeld).sum, Prefetcher.bufferLimit(config)))
+      mine.map(_.bytesHeld).sum, Prefetcher.bufferLimit(config), signals))
   }
 
   /** The feed's own failure, unless it already says which shard (stream not found, data loss, denied access). */
@@ -125,6 +135,19 @@ object SnapshotJob {
     case _: IllegalStateException | _: IllegalArgumentException => e
     case other => new IllegalStateException(s"Reading Kinesis shard $key failed: ${other.getMessage}", other)
   }
+}
+
+/**
+ * The jobs' functions are named classes, not lambdas: Spark's closure cleaner skips them, where for a lambda it
+ * reads its enclosing class's bytecode with ASM on every job — once a second on an idle stream.
+ */
+private object CollectSnapshots extends (Iterator[(Seq[ShardSnapshot], ExecutorStats)] => Vector[(Seq[ShardSnapshot], ExecutorStats)])
+  with Serializable {
+  override def apply(it: Iterator[(Seq[ShardSnapshot], ExecutorStats)]): Vector[(Seq[ShardSnapshot], ExecutorStats)] = it.toVector
+}
+
+private object IgnoreRows extends (Iterator[Unit] => Unit) with Serializable {
+  override def apply(it: Iterator[Unit]): Unit = ()
 }
 
 private final class SnapshotPartition(val index: Int, val requests: Seq[SnapshotRequest], val location: Option[String])

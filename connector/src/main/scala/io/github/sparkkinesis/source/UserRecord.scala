@@ -24,9 +24,4 @@ object SequenceNumbers {
     case ShardPosition.ShardEnd => false
   }
 
-  /** True when record (seq, sub) is at or before `end`. */
-  def isAtOrBefore(end: ShardPosition.After, seq: String, sub: Long): Boolean = {
-    val c = compare(seq, end.sequenceNumber)
-    c < 0 || (c == 0 && sub <= end.subSequenceNumber)
-  }
 }

@@ -17,10 +17,10 @@ class ShardFeedSuite extends AnyFunSuite {
   private def records(seqs: Range, sub: Long = 0): IndexedSeq[UserRecord] =
     seqs.map(i => UserRecord(s"k$i", Array.fill[Byte](10)(1), f"$i%05d", sub, i.toLong))
   private def poll(rs: IndexedSeq[UserRecord], behind: Long = 0, ended: Boolean = false) =
-    Poll(rs, rs.map(r => r.data.length + r.partitionKey.length).sum.toLong, behind, ended)
+    Poll(RecordBlock.of(rs), rs.map(r => r.data.length + r.partitionKey.length).sum.toLong, behind, ended)
   private def at(i: Int) = After(f"$i%05d", 0)
   /** A buffered part as positions (records hold arrays, which compare by reference). */
-  private def positions(p: Option[BufferedPart]) = p.map(b => (b.records.map(_.position), b.resumeFrom))
+  private def positions(p: Option[BufferedPart]) = p.map(b => (b.records.flatMap(_.iterator.map(_.position)), b.resumeFrom))
   private def held(seqs: Range, resume: Option[ShardPosition]) = Some((seqs.map(at), resume))
   private val all = Long.MaxValue
 
@@ -61,7 +61,8 @@ class ShardFeedSuite extends AnyFunSuite {
     f.onPoll(poll(agg), _ => true)
     assert(f.state(2, all).last == After("00009", 1))
     assert(f.commit(After("00009", 1)).isDefined)
-    assert(f.part(After("00009", 1), After("00009", 3)).map(_.records.map(_.subSequenceNumber)).contains(Seq(2L, 3L)))
+    assert(f.part(After("00009", 1), After("00009", 3)).map(_.records.flatMap(_.iterator.map(_.subSequenceNumber)))
+      .contains(Seq(2L, 3L)))
   }
 
   test("AvailableNow's cut-off: records that arrived later are not held, and the feed stops there") {
@@ -89,7 +90,7 @@ class ShardFeedSuite extends AnyFunSuite {
 
   test("spill (batch reads): once the buffer is full, records are passed over, never held after a gap") {
     val f = feed(spill = true)
-    var room = 3 * ShardFeed.accounted(records(1 to 1).head)
+    var room = 3 * RecordBlock.of(records(1 to 1)).heapBytes(0)
     f.onPoll(poll(records(1 to 5)), size => size <= room)
     assert(f.state(all, all).last == at(5), "the feed read to 5")
     room = Long.MaxValue

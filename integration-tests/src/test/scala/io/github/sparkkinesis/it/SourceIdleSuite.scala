@@ -1,7 +1,6 @@
 package io.github.sparkkinesis.it
 
 import java.time.Duration
-import java.util.concurrent.atomic.AtomicInteger
 
 import org.apache.spark.scheduler.{SparkListener, SparkListenerJobStart}
 import org.apache.spark.sql.streaming.Trigger
@@ -10,33 +9,43 @@ import org.scalatest.funsuite.AnyFunSuite
 /** Idle streams and idle shards: no empty batches, and nothing waits for shards that have nothing to give. */
 class SourceIdleSuite extends AnyFunSuite with SourceTest {
 
-  /** Counts the short fetch jobs the source runs to look for new records. */
-  private def countFetchJobs(): AtomicInteger = {
-    val fetches = new AtomicInteger()
+  /** The descriptions of the short fetch jobs the source runs to look for new records, in order. */
+  private def recordFetchJobs(): java.util.concurrent.ConcurrentLinkedQueue[String] = {
+    val fetches = new java.util.concurrent.ConcurrentLinkedQueue[String]()
     spark.sparkContext.addSparkListener(new SparkListener {
       override def onJobStart(job: SparkListenerJobStart): Unit =
-        if (Option(job.properties).flatMap(p => Option(p.getProperty("spark.job.description"))).exists(_.startsWith("Kinesis fetch"))) {
-          fetches.incrementAndGet()
-        }
+        Option(job.properties).flatMap(p => Option(p.getProperty("spark.job.description")))
+          .filter(_.startsWith("Kinesis fetch")).foreach(fetches.add)
     })
     fetches
   }
 
-  test("an idle stream runs no batches, and a record put later is picked up") {
+  test("an idle stream runs no batches and no Spark jobs; a record put later is signalled and read at once") {
     val stream = newStreamName("idle")
     kinesis.createStream(stream, 2)
-    val fetches = countFetchJobs()
+    val fetches = recordFetchJobs()
     val collector = new Collector
     val query = collector.start(kinesisReader(stream, "initialPosition" -> "trim_horizon"), newCheckpoint(),
       Trigger.ProcessingTime(50))
     try {
-      val start = fetches.get()
-      eventually("the source to look for records several times") { fetches.get() >= start + 4 }
+      // The shards' first answers may each start a job; then the query goes quiet.
+      var (seen, since) = (-1, System.nanoTime())
+      eventually("the first looks for records to settle") {
+        if (fetches.size != seen) { seen = fetches.size; since = System.nanoTime() }
+        seen >= 1 && System.nanoTime() - since > 1500L * 1000 * 1000
+      }
+      val quiet = fetches.size
+      Thread.sleep(3000) // an observation window: with a job per trigger, a 50 ms trigger would run dozens in it
+      assert(fetches.size <= quiet, s"jobs on an idle stream: ${fetches.size - quiet} in 3 s")
       assert(collector.batchIds.isEmpty, s"batches ran on an idle stream: ${collector.batchIds}")
+      val before = fetches.size
       val put = kinesis.putAll(stream, Seq("k" -> "hello"))
       eventually("the record to be read", Duration.ofSeconds(20)) { collector.records.nonEmpty }
       assertExactly(collector.records, put)
       assert(collector.batchIds.size == 1)
+      // Found by a job its executor's signal started, not by the idle stream's periodic check (every 10 s).
+      val after = fetches.toArray.toSeq.drop(before)
+      assert(after.nonEmpty && !after.head.toString.contains("periodic"), s"jobs after the put: $after")
     } finally query.stop()
   }
 

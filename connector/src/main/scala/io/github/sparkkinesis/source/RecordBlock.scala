@@ -1,0 +1,177 @@
+package io.github.sparkkinesis.source
+
+import java.nio.charset.StandardCharsets.{ISO_8859_1, UTF_8}
+
+import org.apache.spark.unsafe.types.UTF8String
+
+/**
+ * User records in order, held compactly: every partition key, payload and sequence number of one GetRecords
+ * answer in one byte array, their bounds in one int array, sub-sequence numbers and arrival times in two long
+ * arrays. A buffered record is then a few dozen bytes beside its payload instead of five objects, and the
+ * garbage collector copies a handful of arrays per answer instead of tracing millions of records held for a batch.
+ *
+ * A block is a view (`first`, `size`) over shared arrays: dropping committed records or planning part of an answer
+ * makes a smaller view, never a copy. Never mutated once built, so views may be read from any thread.
+ */
+final class RecordBlock private (
+    bytes: Array[Byte],
+    /** Record i's key starts at bounds(3i), its payload at bounds(3i+1), its sequence number at bounds(3i+2). */
+    bounds: Array[Int],
+    subs: Array[Long],
+    arrivals: Array[Long],
+    first: Int,
+    val size: Int) {
+
+  def isEmpty: Boolean = size == 0
+
+  private def at(i: Int): Int = {
+    if (i < 0 || i >= size) throw new IndexOutOfBoundsException(s"record $i of $size")
+    3 * (first + i)
+  }
+
+  def partitionKey(i: Int): UTF8String = { val b = at(i); UTF8String.fromBytes(bytes, bounds(b), bounds(b + 1) - bounds(b)) }
+  def keyString(i: Int): String = { val b = at(i); new String(bytes, bounds(b), bounds(b + 1) - bounds(b), UTF_8) }
+
+  /** A copy of the payload: a row's binary column must own an array of exactly its length. */
+  def data(i: Int): Array[Byte] = { val b = at(i); java.util.Arrays.copyOfRange(bytes, bounds(b + 1), bounds(b + 2)) }
+
+  def sequenceNumberUtf8(i: Int): UTF8String = { val b = at(i); UTF8String.fromBytes(bytes, bounds(b + 2), bounds(b + 3) - bounds(b + 2)) }
+  def sequenceNumber(i: Int): String = { val b = at(i); new String(bytes, bounds(b + 2), bounds(b + 3) - bounds(b + 2), ISO_8859_1) }
+  def subSequenceNumber(i: Int): Long = subs(first + i)
+  def arrivalMillis(i: Int): Long = arrivals(first + i)
+
+  /** What the stream counts for the record: payload and partition key (UTF-8) bytes. */
+  def recordBytes(i: Int): Long = { val b = at(i); bounds(b + 2) - bounds(b) }
+
+  /** What holding the record costs: its bytes and its share of the arrays. */
+  def heapBytes(i: Int): Long = { val b = at(i); bounds(b + 3) - bounds(b) + RecordBlock.PerRecordBytes }
+
+  def position(i: Int): ShardPosition.After = ShardPosition.After(sequenceNumber(i), subSequenceNumber(i))
+  def lastPosition: Option[ShardPosition.After] = if (isEmpty) None else Some(position(size - 1))
+  def record(i: Int): UserRecord = UserRecord(keyString(i), data(i), sequenceNumber(i), subSequenceNumber(i), arrivalMillis(i))
+
+  /** Record i against `p` (negative: before it), comparing sequence numbers as numbers without building strings. */
+  def compareTo(i: Int, p: ShardPosition.After): Int = {
+    val b = at(i)
+    val start = bounds(b + 2)
+    val length = bounds(b + 3) - start
+    val other = p.sequenceNumber
+    var c = Integer.compare(length, other.length)
+    var k = 0
+    while (c == 0 && k < length) { c = Integer.compare(bytes(start + k) & 0xFF, other.charAt(k).toInt); k += 1 }
+    if (c != 0) c else java.lang.Long.compare(subSequenceNumber(i), p.subSequenceNumber)
+  }
+
+  /** Whether record i is at or before a range's end `to` (a shard end takes every record; no other end is planned). */
+  def reaches(i: Int, to: ShardPosition): Boolean = to match {
+    case t: ShardPosition.After => compareTo(i, t) <= 0
+    case ShardPosition.ShardEnd => true
+    case _ => false
+  }
+
+  /** How many leading records reach `to`. */
+  def countReaching(to: ShardPosition): Int = to match {
+    case t: ShardPosition.After => countAtOrBefore(t)
+    case ShardPosition.ShardEnd => size
+    case _ => 0
+  }
+
+  /** How many leading records are at or before `p` (records are in order: a binary search). */
+  def countAtOrBefore(p: ShardPosition.After): Int = {
+    var lo = 0
+    var hi = size
+    while (lo < hi) {
+      val mid = (lo + hi) >>> 1
+      if (compareTo(mid, p) <= 0) lo = mid + 1 else hi = mid
+    }
+    lo
+  }
+
+  /** Whether one of the records is exactly at `p`. */
+  def holds(p: ShardPosition.After): Boolean = { val n = countAtOrBefore(p); n > 0 && compareTo(n - 1, p) == 0 }
+
+  /** [[heapBytes]] of records `from` until `until`. */
+  def heapBytes(from: Int, until: Int): Long =
+    if (until <= from) 0L else bounds(3 * (first + until)) - bounds(3 * (first + from)) + RecordBlock.PerRecordBytes * (until - from)
+
+  def take(n: Int): RecordBlock = slice(0, n)
+  def drop(n: Int): RecordBlock = slice(n, size)
+
+  def slice(from: Int, until: Int): RecordBlock = {
+    val f = math.max(0, math.min(from, size))
+    val u = math.max(f, math.min(until, size))
+    if (f == 0 && u == size) this else new RecordBlock(bytes, bounds, subs, arrivals, first + f, u - f)
+  }
+
+  def iterator: Iterator[UserRecord] = Iterator.range(0, size).map(record)
+}
+
+object RecordBlock {
+  /** The arrays' part of one record: three bounds, a sub-sequence number and an arrival time. */
+  val PerRecordBytes = 28L
+
+  val empty: RecordBlock = new Builder(0).result()
+
+  def of(records: Iterable[UserRecord]): RecordBlock = {
+    val b = new Builder(records.size)
+    records.foreach(r => b.add(r.partitionKey, r.data, 0, r.data.length, r.sequenceNumber, r.subSequenceNumber, r.arrivalMillis))
+    b.result()
+  }
+
+  /** Builds a block from records added in order; sized from a first guess, grown when the guess was short. */
+  final class Builder(expectedRecords: Int, expectedBytes: Int = 0) {
+    private var bytes = new Array[Byte](math.max(16, expectedBytes))
+    private var bounds = new Array[Int](3 * math.max(1, expectedRecords) + 1)
+    private var subs = new Array[Long](math.max(1, expectedRecords))
+    private var arrivals = new Array[Long](math.max(1, expectedRecords))
+    private var n = 0
+    private var end = 0
+
+    def size: Int = n
+
+    def add(key: String, data: Array[Byte], offset: Int, length: Int, seq: String, sub: Long, arrival: Long): Unit = {
+      if (n == subs.length) {
+        val grown = math.max(2 * n, 4)
+        bounds = java.util.Arrays.copyOf(bounds, 3 * grown + 1)
+        subs = java.util.Arrays.copyOf(subs, grown)
+        arrivals = java.util.Arrays.copyOf(arrivals, grown)
+      }
+      // Keys are almost always ASCII: at most three bytes a char covers any UTF-8 encoding of them.
+      ensure(3 * key.length + length + seq.length)
+      bounds(3 * n) = end
+      end = putString(key, end)
+      bounds(3 * n + 1) = end
+      System.arraycopy(data, offset, bytes, end, length)
+      end += length
+      bounds(3 * n + 2) = end
+      var k = 0
+      while (k < seq.length) { bytes(end + k) = seq.charAt(k).toByte; k += 1 }
+      end += seq.length
+      subs(n) = sub
+      arrivals(n) = arrival
+      n += 1
+    }
+
+    private def ensure(more: Int): Unit =
+      if (bytes.length - end < more) bytes = java.util.Arrays.copyOf(bytes, math.max(2 * bytes.length, end + more))
+
+    private def putString(s: String, at: Int): Int = {
+      var k = 0
+      var ascii = true
+      while (ascii && k < s.length) { val c = s.charAt(k); if (c < 0x80) bytes(at + k) = c.toByte else ascii = false; k += 1 }
+      if (ascii) at + s.length
+      else {
+        val encoded = s.getBytes(UTF_8)
+        System.arraycopy(encoded, 0, bytes, at, encoded.length)
+        at + encoded.length
+      }
+    }
+
+    /** The block; trims the byte array when the guess was far too large (a block may be held for a while). */
+    def result(): RecordBlock = {
+      bounds(3 * n) = end
+      val held = if (bytes.length > end + end / 4 + 64) java.util.Arrays.copyOf(bytes, end) else bytes
+      new RecordBlock(held, bounds, subs, arrivals, 0, n)
+    }
+  }
+}
