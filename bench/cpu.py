@@ -7,7 +7,13 @@ driver and executor, the connector's SDK clients and the raw loop's. The connect
 query costs to start and stop (planning, checkpoint files), spread over the records; the raw loop's includes
 py4j's server side, a few round trips per GetRecords of up to 10,000 records (per call, not per record). The
 Python side of the raw loop is not JVM CPU; it is recorded beside (`pythonCpuSeconds`). A background figure
-(the JVM's CPU per second with nothing running) gives an adjusted figure too; the target uses the plain one."""
+(the JVM's CPU per second with nothing running) gives an adjusted figure too.
+
+A drain is a whole query: its start, its stop, and the JIT compilation of its generated classes, which a
+fresh query pays for seconds (Spark's per-batch code is still being compiled after twenty batches). What a
+query that runs for hours costs per record is measured apart (`steady_state`): a running query's CPU between
+two batch completions after its first batches, with and without the JIT compilers' share. The target compares
+that figure, without JIT, with the raw loop's, without JIT."""
 
 from __future__ import annotations
 
@@ -15,7 +21,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from bench.env import RECENT_PROGRESS, Settings, Simulator, load, median, sql_conf
+import tempfile
+
+from bench.env import RECENT_PROGRESS, Settings, Simulator, load, median, source_options, sql_conf
 from bench.jvmstats import JitCpu, ProcessCpu
 from bench.loops import JvmSdk, Rate
 from bench.readers import connector_drain
@@ -89,6 +97,50 @@ def measure(spark: Any, sim: Simulator, sdk: JvmSdk, cpu: ProcessCpu, shards: in
     return out
 
 
+#: how often the steady-state measure looks for a finished batch (each look is a py4j call building JSON)
+PROGRESS_POLL_SECONDS = 0.1
+
+
+def steady_state(spark: Any, sim: Simulator, sdk: JvmSdk, cpu: ProcessCpu, jit: JitCpu, shards: int,
+                 record_bytes: int, records: int, skip_batches: int, timeout: float = 900) -> dict[str, Any]:
+    """A default-trigger query into `noop` over a backlog of `records`: the JVM's CPU (and its JIT compilers')
+    from the end of batch `skip_batches` to the batch that reads the last record, per record of the batches in
+    between. Prefetching runs ahead of the batches at both ends of the window alike."""
+    stream = sim.new_stream(shards, "bench-cpu-steady")
+    try:
+        sdk.write(stream, records, record_bytes, threads=2)
+        reader = spark.readStream.format("kinesis").options(**source_options(sim.endpoint, stream,
+                                                                              initialPosition="trim_horizon")).load()
+        with tempfile.TemporaryDirectory(prefix="bench-cpu-steady-cp-") as checkpoint:
+            marks = [(0, cpu.seconds(), jit.seconds(), time.monotonic())]
+            query = reader.writeStream.format("noop").option("checkpointLocation", checkpoint).start()
+            try:
+                seen: dict[int, int] = {}
+                deadline = time.monotonic() + timeout
+                while sum(seen.values()) < records:
+                    if time.monotonic() > deadline:
+                        raise TimeoutError(f"steady-state read of {stream} did not finish in {timeout:.0f} s")
+                    if query.exception() is not None:
+                        raise RuntimeError(f"steady-state query failed: {query.exception()}")
+                    progress = query.lastProgress
+                    if progress and int(progress["batchId"]) not in seen and int(progress["numInputRows"]) > 0:
+                        seen[int(progress["batchId"])] = int(progress["numInputRows"])
+                        marks.append((sum(seen.values()), cpu.seconds(), jit.seconds(), time.monotonic()))
+                    time.sleep(PROGRESS_POLL_SECONDS)  # a poll interval, not a wait for a condition
+            finally:
+                query.stop()
+    finally:
+        sim.delete(stream)
+    first = marks[min(skip_batches, len(marks) - 2)]
+    last = marks[-1]
+    n = last[0] - first[0]
+    process, compiled = last[1] - first[1], last[2] - first[2]
+    return {"records": n, "batches": len(marks) - 1, "skippedBatches": min(skip_batches, len(marks) - 2),
+            "seconds": round(last[3] - first[3], 3), "jvmCpuSeconds": round(process, 3),
+            "jitCpuSeconds": round(compiled, 3), "cpuMicrosPerRecord": round(process * 1e6 / n, 3),
+            "withoutJitMicrosPerRecord": round(max(0.0, process - compiled) * 1e6 / n, 3), **load()}
+
+
 def run(spark: Any, sim: Simulator, settings: Settings) -> dict[str, Any]:
     sdk = JvmSdk(spark, sim.endpoint)
     cpu = ProcessCpu(spark)
@@ -102,11 +154,18 @@ def run(spark: Any, sim: Simulator, settings: Settings) -> dict[str, Any]:
             for record_bytes in settings.record_sizes:
                 shape = measure(spark, sim, sdk, cpu, settings.cpu_shards, record_bytes,
                                 settings.cpu_records[record_bytes], settings.repetitions, background, jit)
+                steady = steady_state(spark, sim, sdk, cpu, jit, settings.cpu_shards, record_bytes,
+                                      settings.cpu_steady_records[record_bytes], settings.cpu_steady_skip_batches)
+                shape["connectorSteady"] = steady
+                raw_nojit = shape["rawSdk"]["withoutJitMicrosPerRecord"]
+                shape["steadyRatioWithoutJit"] = (round(steady["withoutJitMicrosPerRecord"] / raw_nojit, 3)
+                                                  if raw_nojit else None)
                 shapes.append(shape)
                 print(f"  CPU per record {record_bytes} B x {settings.cpu_shards} shard(s): connector "
                       f"{shape['connector']['cpuMicrosPerRecord']} us, raw SDK {shape['rawSdk']['cpuMicrosPerRecord']}"
-                      f" us, ratio {shape['ratioToRawSdk']} (JIT compilers' CPU left out: {shape['ratioWithoutJit']})",
-                      flush=True)
+                      f" us, ratio {shape['ratioToRawSdk']} (JIT compilers' CPU left out: {shape['ratioWithoutJit']});"
+                      f" steady state {steady['cpuMicrosPerRecord']} us, without JIT {steady['withoutJitMicrosPerRecord']}"
+                      f" us, ratio {shape['steadyRatioWithoutJit']}", flush=True)
     finally:
         sdk.close()
     return {"backgroundCpuPerSecond": round(background, 4), "shapes": shapes}

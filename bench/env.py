@@ -76,6 +76,9 @@ class Settings:
     cpu_shards: int = 8
     cpu_records: dict[int, int] = field(default_factory=lambda: {100: 1_000_000, 1024: 200_000})
     cpu_warmup_records: int = 20_000
+    #: steady state: a running query's CPU between batch completions, after its first batches (JIT warm-up)
+    cpu_steady_records: dict[int, int] = field(default_factory=lambda: {100: 3_000_000, 1024: 400_000})
+    cpu_steady_skip_batches: int = 4
     #: one wide stream idle then with a record per shard per second (bench/many_shards.py)
     many_shards: int = 1000
     many_idle_seconds: float = 30.0
@@ -98,7 +101,8 @@ class Settings:
                     write_records={100: 400}, boto3_seconds=1.0, quota_shards=[1], quota_seconds=2.0,
                     latency_seconds=3.0, latency_rate=50, scale_shards=[10], scale_seconds=4.0,
                     sink_quota_quick=True, paced_shards=[1], paced_seconds=2.0, cpu_shards=1,
-                    cpu_records={100: 2_000}, cpu_warmup_records=500, many_shards=10, many_idle_seconds=3.0, many_steady_idle_after=0.0,
+                    cpu_records={100: 2_000}, cpu_warmup_records=500, cpu_steady_records={100: 3_000},
+                    cpu_steady_skip_batches=0, many_shards=10, many_idle_seconds=3.0, many_steady_idle_after=0.0,
                     many_traffic_seconds=4.0, memory_shards=4, memory_mib_per_shard=1, cluster_shards=2,
                     cluster_records=2_000, child_timeout_seconds=300.0)
         elif mode == "quick":
@@ -106,7 +110,7 @@ class Settings:
                     write_records={100: 50_000, 1024: 15_000}, boto3_seconds=4.0, quota_shards=[2],
                     quota_seconds=15.0, latency_seconds=10.0, scale_shards=[10, 100], scale_seconds=25.0,
                     sink_quota_quick=True, paced_shards=[1, 4], cpu_shards=4,
-                    cpu_records={100: 300_000, 1024: 60_000}, many_shards=100, many_idle_seconds=10.0, many_steady_idle_after=0.0,
+                    cpu_records={100: 300_000, 1024: 60_000}, cpu_steady_records={100: 600_000, 1024: 100_000}, many_shards=100, many_idle_seconds=10.0, many_steady_idle_after=0.0,
                     many_traffic_seconds=15.0, memory_shards=8, memory_mib_per_shard=4, cluster_records=40_000,
                     child_timeout_seconds=600.0)
         else:

@@ -72,6 +72,9 @@ def _check_source_engine_sections(results: dict[str, Any], settings: Settings) -
         [run] = cpu[reader]["runs"]
         assert run["records"] == settings.cpu_records[100] and run["jvmCpuSeconds"] >= 0, (reader, run)
     assert results["cpuPerRecord"]["backgroundCpuPerSecond"] >= 0
+    steady = cpu["connectorSteady"]
+    assert 0 < steady["records"] <= settings.cpu_steady_records[100] and steady["batches"] >= 1, steady
+    assert steady["jvmCpuSeconds"] >= steady["jitCpuSeconds"] >= 0 and cpu["steadyRatioWithoutJit"] is not None
 
     many = results["manyShards"]
     assert many["shards"] == settings.many_shards and many["startSeconds"] >= 0
