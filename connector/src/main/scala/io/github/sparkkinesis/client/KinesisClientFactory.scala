@@ -82,7 +82,7 @@ object KinesisClientFactory {
     val builder = ClientOverrideConfiguration.builder()
       .retryStrategy(retryStrategy(config.retry))
       .apiCallAttemptTimeout(config.timeouts.apiCallAttempt)
-      .addMetricPublisher(SdkCallStats)
+      .addExecutionInterceptor(SdkCallStats)
     config.timeouts.apiCall.foreach(builder.apiCallTimeout)
     builder.build()
   }

@@ -42,10 +42,13 @@ final class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: St
   @volatile private var initial: Option[KinesisSourceOffset] = None
   @volatile private var context: Option[SparkContext] = None
 
-  override def initialOffset(): Offset = {
-    val offset = new InitialOffsetStore(checkpointLocation).getOrCreate(planner.initialOffset(System.currentTimeMillis()))
-    initial = Some(offset)
-    offset
+  /** Spark asks again on every trigger until a first batch runs: the checkpoint's file is read once. */
+  override def initialOffset(): Offset = synchronized {
+    initial.getOrElse {
+      val offset = new InitialOffsetStore(checkpointLocation).getOrCreate(planner.initialOffset(System.currentTimeMillis()))
+      initial = Some(offset)
+      offset
+    }
   }
 
   /**

@@ -11,7 +11,8 @@ import io.github.sparkkinesis.source.ShardPosition._
 
 /** The source's offset: a position per shard, per stream, stored in Spark's offset log as readable JSON. */
 final case class KinesisSourceOffset(positions: Map[ShardKey, ShardPosition]) extends Offset {
-  override val json: String = KinesisSourceOffset.toJson(this)
+  // Written to the offset log once per batch; an idle trigger at a thousand shards need not build it.
+  override lazy val json: String = KinesisSourceOffset.toJson(this)
 
   def streams: Set[String] = positions.keySet.map(_.stream)
   def get(key: ShardKey): Option[ShardPosition] = positions.get(key)

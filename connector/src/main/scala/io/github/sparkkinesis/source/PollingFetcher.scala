@@ -2,7 +2,7 @@ package io.github.sparkkinesis.source
 
 import java.util.concurrent.{CompletableFuture, CompletionException, ExecutionException}
 
-import io.github.sparkkinesis.client.CallTally
+import io.github.sparkkinesis.client.{CallTally, SdkCallStats}
 import io.github.sparkkinesis.source.ShardPosition._
 import software.amazon.awssdk.awscore.AwsRequestOverrideConfiguration
 import org.apache.spark.internal.Logging
@@ -29,7 +29,7 @@ final class PollingFetcher(client: KinesisAsyncClient, config: SourceConfig, key
   private def poll(limit: Int, renewed: Boolean): CompletableFuture[Poll] =
     if (position == ShardEnd) CompletableFuture.completedFuture(Poll(RecordBlock.empty, 0, 0, ended = true))
     else currentIterator().thenCompose(it => client.getRecords(ShardReader.getRecords(it, limit).toBuilder
-        .overrideConfiguration((o: AwsRequestOverrideConfiguration.Builder) => o.addMetricPublisher(tally)).build()))
+        .overrideConfiguration((o: AwsRequestOverrideConfiguration.Builder) => o.putExecutionAttribute(SdkCallStats.Tally, tally)).build()))
       .thenApply[Poll] { response =>
         resumeRecord = resumeRecord.flatMap(ShardReader.checkResumed(config, key, position, _, response))
         val poll = ShardReader.decode(key, position, response)
@@ -52,7 +52,7 @@ final class PollingFetcher(client: KinesisAsyncClient, config: SourceConfig, key
     case Some(it) => CompletableFuture.completedFuture(it)
     case None =>
       def request() = client.getShardIterator(ShardReader.iteratorRequest(key, position).toBuilder
-        .overrideConfiguration((o: AwsRequestOverrideConfiguration.Builder) => o.addMetricPublisher(tally)).build())
+        .overrideConfiguration((o: AwsRequestOverrideConfiguration.Builder) => o.putExecutionAttribute(SdkCallStats.Tally, tally)).build())
         .thenApply[String](_.shardIterator())
       request().exceptionallyCompose { e =>
         PollingFetcher.cause(e) match {

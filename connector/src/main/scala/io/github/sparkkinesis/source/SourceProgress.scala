@@ -6,8 +6,9 @@ import io.github.sparkkinesis.client.CallCounts
 
 /**
  * The source's metrics in `StreamingQueryProgress.sources[].metrics`, from the last snapshot: Databricks' names
- * where Databricks has one, ours beside them. Counts of calls, throttling and re-reads are per trigger (what
- * happened since the previous snapshot), on every executor that ran a snapshot task.
+ * where Databricks has one, ours beside them. Counts of calls, throttling and re-reads are what happened since
+ * the snapshot that planned the previous batch, on every executor that ran a snapshot task: an idle stream's
+ * snapshots (which no progress report may follow) add up until a batch reports them.
  */
 final class SourceProgress {
   private val callsSeen = mutable.Map.empty[String, CallCounts]
@@ -17,14 +18,18 @@ final class SourceProgress {
   private var reReads = 0L
   private var heldBytes = 0L
   private var bufferLimit = 0L
+  private var plannedBatch = true
 
   def record(latest: Seq[ShardSnapshot], stats: Seq[ExecutorStats]): Unit = synchronized {
     snapshots = latest
     // Each of an executor's tasks reports the same JVM-wide counters: the latest (largest) one counts.
     val perExecutor = stats.groupBy(_.location).map { case (loc, s) => loc -> s.maxBy(_.calls.calls) }
-    calls = perExecutor.map { case (loc, s) => s.calls - callsSeen.getOrElse(loc, CallCounts(0, 0, 0, 0)) }
+    val newCalls = perExecutor.map { case (loc, s) => s.calls - callsSeen.getOrElse(loc, CallCounts(0, 0, 0, 0)) }
       .foldLeft(CallCounts(0, 0, 0, 0))(_ + _)
-    reReads = perExecutor.map { case (loc, s) => s.reReads - reReadsSeen.getOrElse(loc, 0L) }.sum
+    val newReReads = perExecutor.map { case (loc, s) => s.reReads - reReadsSeen.getOrElse(loc, 0L) }.sum
+    calls = if (plannedBatch) newCalls else calls + newCalls
+    reReads = if (plannedBatch) newReReads else reReads + newReReads
+    plannedBatch = latest.exists(_.advanced)
     heldBytes = perExecutor.values.map(_.heldBytes).sum
     bufferLimit = if (perExecutor.isEmpty) 0L else perExecutor.values.map(_.bufferLimit).min
     perExecutor.foreach { case (loc, s) => callsSeen(loc) = s.calls; reReadsSeen(loc) = s.reReads }

@@ -22,8 +22,13 @@ class SourceQuotaAndFaultSuite extends AnyFunSuite with SimulatorSourceTest {
 
   private def records(prefix: String, n: Int) = (1 to n).map(i => (s"key-${i % 11}", s"$prefix-$i"))
 
-  /** Runs `during` while the query reads, then checks every record put was read exactly once, without failure. */
-  private def survives(name: String)(during: (String, Collector) => Seq[PutRecordResult]): Unit = {
+  /**
+   * Runs `during` while the query reads, then checks every record put was read exactly once, without failure,
+   * then `calls` on the source's call metrics summed over the query's progress reports, waiting for it: calls
+   * that end while the stream is idle are reported by the next snapshot (within 10 s) and its progress report.
+   */
+  private def survives(name: String, calls: Map[String, Long] => Boolean = _ => true)(
+      during: (String, Collector) => Seq[PutRecordResult]): Unit = {
     val stream = newStreamName(name)
     kinesis.createStream(stream, 2)
     val (collector, query) = running(stream)
@@ -37,6 +42,14 @@ class SourceQuotaAndFaultSuite extends AnyFunSuite with SimulatorSourceTest {
       query.processAllAvailable()
       assert(query.exception.isEmpty && query.isActive, s"the query failed: ${query.exception}")
       assertExactly(collector.records, first ++ more)
+      def summed() = {
+        val metrics = query.recentProgress.toSeq.flatMap(_.sources.headOption).map(_.metrics.asScala)
+        Seq("kinesisCalls", "retries", "throttledCalls", "numAwsRateLimitErrors", "serverErrors")
+          .map(k => k -> metrics.flatMap(_.get(k)).map(_.toLong).sum).toMap
+      }
+      var last = Map.empty[String, Long]
+      try eventually("the call metrics", Duration.ofSeconds(45)) { last = summed(); calls(last) }
+      catch { case e: Throwable => fail(s"call metrics summed over the progress reports: $last", e) }
     } finally query.stop()
   }
 
@@ -85,7 +98,9 @@ class SourceQuotaAndFaultSuite extends AnyFunSuite with SimulatorSourceTest {
   }
 
   test("a throttling storm mid-query is absorbed by backoff and shows in the metrics") {
-    survives("throttle") { (stream, collector) =>
+    // Throttled attempts are retried, so every one is a retry too; the storm brings no 5xx.
+    survives("throttle", c => c("throttledCalls") > 0 && c("numAwsRateLimitErrors") == c("throttledCalls") &&
+        c("retries") >= c("throttledCalls") && c("serverErrors") == 0) { (stream, collector) =>
       // Put first: at a fiftieth of the quota the test's own writes would be throttled too.
       val during = kinesis.putAll(stream, records("storm", 30))
       simulator.admin.quotas(enabled = true, factor = 0.02)
@@ -94,8 +109,9 @@ class SourceQuotaAndFaultSuite extends AnyFunSuite with SimulatorSourceTest {
     }
   }
 
-  test("HTTP 500s and connection resets mid-query are retried") {
-    survives("faults") { (stream, _) =>
+  test("HTTP 500s and connection resets mid-query are retried, and counted") {
+    survives("faults", c => c("serverErrors") > 0 && c("retries") >= c("serverErrors") && c("throttledCalls") == 0) {
+      (stream, _) =>
       simulator.admin.faults(
         """[{"kind": "http500", "operations": ["GetRecords"], "probability": 0.5, "maxCount": 12},
           | {"kind": "reset", "operations": ["GetRecords"], "probability": 0.3, "maxCount": 6}]""".stripMargin, seed = 7)

@@ -1,0 +1,27 @@
+package io.github.sparkkinesis.source
+
+import io.github.sparkkinesis.client.CallCounts
+import io.github.sparkkinesis.source.ShardPosition._
+import org.scalatest.funsuite.AnyFunSuite
+
+/** Call counts in progress reports: idle snapshots add up until a batch reports them, then counting starts over. */
+class SourceProgressSuite extends AnyFunSuite {
+  private val key = ShardKey("s", "shardId-000000000000")
+  private def snapshot(advanced: Boolean) = ShardSnapshot(key, TrimHorizon,
+    FeedState(if (advanced) After("5", 0) else TrimHorizon, if (advanced) 5 else 0, 50, Some(0), caughtUp = true, 0), "exec-1")
+  private def stats(calls: Long, throttled: Long) = ExecutorStats("exec-1", CallCounts(calls, throttled, throttled, 0), 0, 0, 100)
+
+  test("calls made while idle are reported with the next batch, not lost between progress reports") {
+    val p = new SourceProgress
+    def reported(k: String) = p.metrics(Nil)(k).toLong
+    p.record(Seq(snapshot(advanced = true)), Seq(stats(calls = 10, throttled = 0)))
+    assert(reported("kinesisCalls") == 10)
+    p.record(Seq(snapshot(advanced = false)), Seq(stats(calls = 14, throttled = 2)))
+    p.record(Seq(snapshot(advanced = false)), Seq(stats(calls = 20, throttled = 3)))
+    assert(reported("kinesisCalls") == 10 && reported("throttledCalls") == 3, "both idle snapshots count")
+    p.record(Seq(snapshot(advanced = true)), Seq(stats(calls = 21, throttled = 3)))
+    assert(reported("kinesisCalls") == 11 && reported("numAwsRateLimitErrors") == 3, "the batch carries them")
+    p.record(Seq(snapshot(advanced = true)), Seq(stats(calls = 25, throttled = 3)))
+    assert(reported("kinesisCalls") == 4 && reported("throttledCalls") == 0, "after a batch, counting starts over")
+  }
+}
