@@ -29,6 +29,14 @@ class KinesisSinksSuite extends AnyFunSuite {
       "apiCallAttemptTimeout" -> "5s"))
   }
 
+  test("withAggregation sets aggregation=kpl, with or without its limits") {
+    assert(KinesisSinks.kinesis("s").withAggregation().options().asScala.toMap ==
+      Map("streamName" -> "s", "aggregation" -> "kpl"))
+    assert(KinesisSinks.kinesis("s").withAggregation(65536, 200, 50).options().asScala.toMap == Map(
+      "streamName" -> "s", "aggregation" -> "kpl", "aggregationMaxBytes" -> "65536", "aggregationMaxRecords" -> "200",
+      "aggregationLingerMs" -> "50"))
+  }
+
   test("only the stream name is mandatory; builders are immutable") {
     val base = KinesisSinks.kinesis("s")
     assert(base.options().asScala.toMap == Map("streamName" -> "s"))

@@ -1,0 +1,196 @@
+package io.github.sparkkinesis.sink
+
+import java.util
+
+import software.amazon.awssdk.core.SdkBytes
+import software.amazon.awssdk.services.kinesis.model.PutRecordsRequestEntry
+
+/**
+ * `aggregation=kpl`: packs one writer's user records for one stream into KPL aggregates, one open aggregate per
+ * shard, and hands each sealed one to `emit`. Pure logic with explicit time: the map comes from `current`, so
+ * tests reshard at will.
+ *
+ * Every record of an aggregate maps into the shard it is packed for, and the aggregate's explicit hash key (its
+ * first record's hash key) sends it there: a reader that splits it finds each user record in the shard its key
+ * belongs to, as KCL checks. Everything a shard gets (aggregates and records sent alone) shares one send lane,
+ * keyed by the shard id, so no record overtakes an earlier one of its key in another aggregate.
+ *
+ * An aggregate is sealed when the next record would take it past `maxBytes` (encoded aggregate plus its
+ * partition key) or it holds `maxRecords`, when it has waited `lingerNanos` (looked at whenever a record
+ * arrives, and at the end of the task), when all open aggregates together hold more than `maxOpenBytes`, and when
+ * the next record differs from it in having an explicit hash key (a reader that assumes index 0 for a record
+ * without one, as `aws-kinesis-agg` does, then never reports a key the record did not have). A one-record
+ * aggregate goes out as the plain record, and so does a record too large to be packed at all.
+ *
+ * Resharding: the map is looked at again at most every [[ShardAggregator.MapCheckNanos]]; open aggregates of a
+ * shard that closed are unpacked and their records placed again, in order. An aggregate Kinesis stores in
+ * another shard than it was packed for (the map was stale when it left: a split child got it) is checked against
+ * that shard: records outside it are sent again, packed for their own shards ([[misplaced]]).
+ *
+ * @param current the stream's open shards, as cached for the JVM
+ * @param knowing a map that knows the given shard id if a listing now would
+ */
+final class ShardAggregator(
+    maxBytes: Long,
+    maxRecords: Int,
+    lingerNanos: Long,
+    maxOpenBytes: Long,
+    current: () => ShardMap,
+    knowing: String => ShardMap,
+    emit: PendingRecord => Unit,
+    startNanos: Long) {
+  import ShardAggregator._
+
+  private final class Open(val shardId: String) {
+    var aggregate = new KplAggregate
+    var startedNanos = 0L
+    var hashKeys = false
+    var outerKeyBytes = 0
+  }
+
+  private var map: ShardMap = current()
+  private var open: Array[Open] = new Array(map.size)
+  private var openBytes = 0L
+  private var nextDeadline = Long.MaxValue
+  private var anyOpen = false
+  private var lastMapCheckNanos = startNanos
+
+  /** User records sent again because their aggregate landed in a shard that does not hold their key. */
+  var rerouted = 0L
+
+  def hasOpen: Boolean = anyOpen
+
+  def add(r: UserEntry, now: Long): Unit = {
+    if (now - lastMapCheckNanos >= MapCheckNanos) {
+      lastMapCheckNanos = now
+      val m = current()
+      if (m ne map) remap(m, now)
+    }
+    expire(now)
+    place(r, now)
+    if (openBytes > maxOpenBytes) sealAll()
+  }
+
+  /** Seals the aggregates that have waited their linger. */
+  def expire(now: Long): Unit = if (anyOpen && now - nextDeadline >= 0) {
+    var earliest = Long.MaxValue
+    var any = false
+    var i = 0
+    while (i < open.length) {
+      val o = open(i)
+      if (o != null && !o.aggregate.isEmpty) {
+        if (now - (o.startedNanos + lingerNanos) >= 0) seal(o)
+        else {
+          any = true
+          earliest = math.min(earliest, o.startedNanos + lingerNanos)
+        }
+      }
+      i += 1
+    }
+    anyOpen = any
+    nextDeadline = earliest
+  }
+
+  def sealAll(): Unit = {
+    var i = 0
+    while (i < open.length) {
+      if (open(i) != null && !open(i).aggregate.isEmpty) seal(open(i))
+      i += 1
+    }
+    anyOpen = false
+    nextDeadline = Long.MaxValue
+  }
+
+  /**
+   * `stored` was stored in `shardId`, not the shard it was packed for. Records of it that `shardId` does not hold
+   * are placed again under a map that knows `shardId` (all of them, if no listing knows it yet: a duplicate in the
+   * right shard is better than a record only a non-checking reader finds).
+   */
+  def misplaced(stored: Packed, shardId: String, now: Long): Unit = {
+    val m = knowing(shardId)
+    if (m ne map) remap(m, now)
+    val index = map.indexOf(shardId)
+    val entries = stored.entries
+    var i = 0
+    while (i < entries.size) {
+      val r = entries.get(i)
+      if (index < 0 || map.shardOf(r.partitionKey, r.explicitHashKey) != index) {
+        rerouted += 1
+        place(r, now)
+      }
+      i += 1
+    }
+  }
+
+  private def place(r: UserEntry, now: Long): Unit = {
+    val index = map.shardOf(r.partitionKey, r.explicitHashKey)
+    var o = open(index)
+    if (o == null) { o = new Open(map.shardIds(index)); open(index) = o }
+    val a = o.aggregate
+    if (KplAggregate.encodedSizeAlone(r) + r.keyBytes > maxBytes) {
+      // Too large to pack: sent alone, after what its shard gathered before it.
+      if (!a.isEmpty) seal(o)
+      emit(plain(r, o.shardId))
+    } else {
+      if (!a.isEmpty && ((r.explicitHashKey != null) != o.hashKeys || a.count >= maxRecords ||
+          a.encodedSizeWith(r) + o.outerKeyBytes > maxBytes)) seal(o)
+      if (o.aggregate.isEmpty) {
+        o.startedNanos = now
+        o.hashKeys = r.explicitHashKey != null
+        o.outerKeyBytes = r.keyBytes
+        if (!anyOpen || now + lingerNanos - nextDeadline < 0) nextDeadline = now + lingerNanos
+        anyOpen = true
+      }
+      val before = o.aggregate.encodedSize
+      o.aggregate.add(r)
+      openBytes += o.aggregate.encodedSize - before
+      if (o.aggregate.count >= maxRecords) seal(o)
+    }
+  }
+
+  private def seal(o: Open): Unit = {
+    val a = o.aggregate
+    openBytes -= a.encodedSize
+    o.aggregate = new KplAggregate
+    if (a.count == 1) emit(plain(a.entries.get(0), o.shardId))
+    else {
+      val first = a.entries.get(0)
+      val bytes = a.encode()
+      val entry = PutRecordsRequestEntry.builder().partitionKey(first.partitionKey)
+        .explicitHashKey(ShardMap.hashKeyOf(first.partitionKey, first.explicitHashKey))
+        .data(SdkBytes.fromByteArrayUnsafe(bytes)).build()
+      emit(new PendingRecord(entry, o.shardId, bytes.length + o.outerKeyBytes, new Packed(o.shardId, a.entries)))
+    }
+  }
+
+  /** Open aggregates of shards `m` no longer has give their records back, placed again in order. */
+  private def remap(m: ShardMap, now: Long): Unit = {
+    val old = open
+    map = m
+    open = new Array(m.size)
+    openBytes = 0L
+    val orphans = new util.ArrayList[UserEntry]()
+    old.foreach { o =>
+      if (o != null && !o.aggregate.isEmpty) {
+        val index = m.indexOf(o.shardId)
+        if (index >= 0) { open(index) = o; openBytes += o.aggregate.encodedSize }
+        else orphans.addAll(o.aggregate.entries)
+      }
+    }
+    orphans.forEach(r => place(r, now))
+  }
+}
+
+object ShardAggregator {
+  /** How often a writer looks at its JVM's cached shard map (itself listed at most every 30 s, or on a reshard). */
+  val MapCheckNanos: Long = 1000L * 1000 * 1000
+
+  private def plain(r: UserEntry, shardId: String): PendingRecord = {
+    val entry = PutRecordsRequestEntry.builder().partitionKey(r.partitionKey).data(SdkBytes.fromByteArrayUnsafe(r.data))
+    if (r.explicitHashKey != null) entry.explicitHashKey(r.explicitHashKey)
+    new PendingRecord(entry.build(), shardId, r.size)
+  }
+}
+
+/** The user records of an aggregate that left, and the shard it was packed for. */
+final class Packed(val shardId: String, val entries: util.List[UserEntry])
