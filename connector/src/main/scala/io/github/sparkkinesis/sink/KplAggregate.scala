@@ -28,6 +28,9 @@ final class KplAggregate {
   def count: Int = records.size
   def isEmpty: Boolean = records.isEmpty
 
+  /** True when some record packed so far has this partition key. */
+  def holdsKey(partitionKey: String): Boolean = keyIndex.containsKey(partitionKey)
+
   /** The user records packed so far, in order. */
   def entries: util.List[UserEntry] = records
 

@@ -59,7 +59,7 @@ final class RecordPublisher(
   private val aggregator: ShardAggregator = config.aggregation.map { a =>
     def known(map: Option[ShardMap]): ShardMap = map.getOrElse(throw SinkErrors.aggregationWithoutShards(stream))
     new ShardAggregator(math.min(a.maxBytes, maxRecordBytes), a.maxRecords, TimeUnit.MILLISECONDS.toNanos(a.lingerMs),
-      maxQueuedBytes, () => known(ShardMap.of(config.connection, stream)),
+      maxQueuedBytes, known(ShardMap.recent(config.connection, stream)), () => known(ShardMap.of(config.connection, stream)),
       id => known(ShardMap.knowing(config.connection, stream, id)),
       r => lanes.add(r, System.nanoTime()), System.nanoTime())
   }.orNull

@@ -17,16 +17,21 @@ import software.amazon.awssdk.services.kinesis.model.PutRecordsRequestEntry
  *
  * An aggregate is sealed when the next record would take it past `maxBytes` (encoded aggregate plus its
  * partition key) or it holds `maxRecords`, when it has waited `lingerNanos` (looked at whenever a record
- * arrives, and at the end of the task), when all open aggregates together hold more than `maxOpenBytes`, and when
- * the next record differs from it in having an explicit hash key (a reader that assumes index 0 for a record
- * without one, as `aws-kinesis-agg` does, then never reports a key the record did not have). A one-record
- * aggregate goes out as the plain record, and so does a record too large to be packed at all.
+ * arrives, and at the end of the task), and when all open aggregates together hold more than `maxOpenBytes`. A
+ * shard has two open aggregates, one for records with an explicit hash key and one for records without: a reader
+ * that takes a missing index for index 0, as `aws-kinesis-agg` does, then never reports a key a record did not
+ * have. A record whose key waits in the shard's other aggregate seals that one first, so the key keeps its order.
+ * A one-record aggregate goes out as the plain record, and so does a record too large to be packed at all.
  *
- * Resharding: the map is looked at again at most every [[ShardAggregator.MapCheckNanos]]; open aggregates of a
- * shard that closed are unpacked and their records placed again, in order. An aggregate Kinesis stores in
- * another shard than it was packed for (the map was stale when it left: a split child got it) is checked against
- * that shard: records outside it are sent again, packed for their own shards ([[misplaced]]).
+ * Resharding: a writer starts from a map listed at most a second before, so a reshard that finished before its
+ * task began costs nothing. While it runs, the map is looked at again at most every
+ * [[ShardAggregator.MapCheckNanos]]; open aggregates of a shard that closed are unpacked and their records placed
+ * again, in order. An aggregate Kinesis stores in another shard than it was packed for (a split finished while it
+ * was on its way, and a child got it) is checked against that shard: records outside it are sent again, packed
+ * for their own shards ([[misplaced]]). Their first copy stays where it landed, out of its key's range: KCL skips
+ * such records, other readers see them twice. A merge never misplaces: the merged shard holds both ranges.
  *
+ * @param initial the stream's open shards when the writer starts
  * @param current the stream's open shards, as cached for the JVM
  * @param knowing a map that knows the given shard id if a listing now would
  */
@@ -35,21 +40,22 @@ final class ShardAggregator(
     maxRecords: Int,
     lingerNanos: Long,
     maxOpenBytes: Long,
+    initial: ShardMap,
     current: () => ShardMap,
     knowing: String => ShardMap,
     emit: PendingRecord => Unit,
     startNanos: Long) {
   import ShardAggregator._
 
-  private final class Open(val shardId: String) {
+  // Per shard two open aggregates, at 2 * shard and 2 * shard + 1: records without and with an explicit hash key.
+  private final class Open(val shardId: String, val hashKeys: Boolean) {
     var aggregate = new KplAggregate
     var startedNanos = 0L
-    var hashKeys = false
     var outerKeyBytes = 0
   }
 
-  private var map: ShardMap = current()
-  private var open: Array[Open] = new Array(map.size)
+  private var map: ShardMap = initial
+  private var open: Array[Open] = new Array(2 * map.size)
   private var openBytes = 0L
   private var nextDeadline = Long.MaxValue
   private var anyOpen = false
@@ -123,20 +129,22 @@ final class ShardAggregator(
   }
 
   private def place(r: UserEntry, now: Long): Unit = {
-    val index = map.shardOf(r.partitionKey, r.explicitHashKey)
+    val shard = map.shardOf(r.partitionKey, r.explicitHashKey)
+    val index = 2 * shard + (if (r.explicitHashKey != null) 1 else 0)
     var o = open(index)
-    if (o == null) { o = new Open(map.shardIds(index)); open(index) = o }
+    if (o == null) { o = new Open(map.shardIds(shard), r.explicitHashKey != null); open(index) = o }
+    // Earlier records of this key waiting in the shard's other aggregate leave first.
+    val other = open(index ^ 1)
+    if (other != null && other.aggregate.holdsKey(r.partitionKey)) seal(other)
     val a = o.aggregate
     if (KplAggregate.encodedSizeAlone(r) + r.keyBytes > maxBytes) {
       // Too large to pack: sent alone, after what its shard gathered before it.
       if (!a.isEmpty) seal(o)
       emit(plain(r, o.shardId))
     } else {
-      if (!a.isEmpty && ((r.explicitHashKey != null) != o.hashKeys || a.count >= maxRecords ||
-          a.encodedSizeWith(r) + o.outerKeyBytes > maxBytes)) seal(o)
+      if (!a.isEmpty && (a.count >= maxRecords || a.encodedSizeWith(r) + o.outerKeyBytes > maxBytes)) seal(o)
       if (o.aggregate.isEmpty) {
         o.startedNanos = now
-        o.hashKeys = r.explicitHashKey != null
         o.outerKeyBytes = r.keyBytes
         if (!anyOpen || now + lingerNanos - nextDeadline < 0) nextDeadline = now + lingerNanos
         anyOpen = true
@@ -167,13 +175,16 @@ final class ShardAggregator(
   private def remap(m: ShardMap, now: Long): Unit = {
     val old = open
     map = m
-    open = new Array(m.size)
+    open = new Array(2 * m.size)
     openBytes = 0L
     val orphans = new util.ArrayList[UserEntry]()
     old.foreach { o =>
       if (o != null && !o.aggregate.isEmpty) {
-        val index = m.indexOf(o.shardId)
-        if (index >= 0) { open(index) = o; openBytes += o.aggregate.encodedSize }
+        val shard = m.indexOf(o.shardId)
+        if (shard >= 0) {
+          open(2 * shard + (if (o.hashKeys) 1 else 0)) = o
+          openBytes += o.aggregate.encodedSize
+        }
         else orphans.addAll(o.aggregate.entries)
       }
     }

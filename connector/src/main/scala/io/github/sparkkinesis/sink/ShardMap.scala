@@ -97,14 +97,21 @@ object ShardMap {
     else cache.get((connection, stream))(load(connection, stream))
 
   /**
-   * A map that knows `shardId` if a listing made now would: a record was just stored there. Lists again when the
-   * cached map does not know it, at most every [[MinLookupNanos]], which a reshard makes rare.
+   * A map that knows `shardId` if a listing made now would: a record was just stored there. Lists again whenever
+   * the cached map does not know it; the new map is cached, so a reshard costs each JVM about one listing.
    */
   def knowing(connection: ConnectionConfig, stream: String, shardId: String): Option[ShardMap] = {
     val cached = of(connection, stream)
     if (cached.exists(_.indexOf(shardId) >= 0)) cached
-    else cache.get((connection, stream), MinLookupNanos)(load(connection, stream))
+    else cache.get((connection, stream), 0L)(load(connection, stream))
   }
+
+  /**
+   * A map listed at most a second ago: what an aggregating writer starts from, so that a reshard finished before
+   * its task started never has it pack records for a closed shard. At most one listing per second per JVM.
+   */
+  def recent(connection: ConnectionConfig, stream: String): Option[ShardMap] =
+    cache.get((connection, stream), MinLookupNanos)(load(connection, stream))
 
   private val MinLookupNanos = 1000L * 1000 * 1000
 
