@@ -184,8 +184,7 @@ final class ShardAggregator(
         if (shard >= 0) {
           open(2 * shard + (if (o.hashKeys) 1 else 0)) = o
           openBytes += o.aggregate.encodedSize
-        }
-        else orphans.addAll(o.aggregate.entries)
+        } else orphans.addAll(o.aggregate.entries)
       }
     }
     orphans.forEach(r => place(r, now))
