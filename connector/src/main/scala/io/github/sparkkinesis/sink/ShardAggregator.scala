@@ -27,9 +27,10 @@ import software.amazon.awssdk.services.kinesis.model.PutRecordsRequestEntry
  * task began costs nothing. While it runs, the map is looked at again at most every
  * [[ShardAggregator.MapCheckNanos]]; open aggregates of a shard that closed are unpacked and their records placed
  * again, in order. An aggregate Kinesis stores in another shard than it was packed for (a split finished while it
- * was on its way, and a child got it) is checked against that shard: records outside it are sent again, packed
- * for their own shards ([[misplaced]]). Their first copy stays where it landed, out of its key's range: KCL skips
- * such records, other readers see them twice. A merge never misplaces: the merged shard holds both ranges.
+ * was on its way, and a child got it) is checked against that shard: if any of its records lies outside it, all
+ * are sent again, packed for their own shards ([[misplaced]]). KCL skips an aggregate holding a record outside
+ * its shard's range, so its readers see each record once; readers that do not check see the first copies too.
+ * A merge never misplaces: the merged shard holds both ranges.
  *
  * @param initial the stream's open shards when the writer starts
  * @param current the stream's open shards, as cached for the JVM
@@ -61,7 +62,7 @@ final class ShardAggregator(
   private var anyOpen = false
   private var lastMapCheckNanos = startNanos
 
-  /** User records sent again because their aggregate landed in a shard that does not hold their key. */
+  /** User records sent again because their aggregate landed in a shard that does not hold all of them. */
   var rerouted = 0L
 
   def hasOpen: Boolean = anyOpen
@@ -108,23 +109,25 @@ final class ShardAggregator(
   }
 
   /**
-   * `stored` was stored in `shardId`, not the shard it was packed for. Records of it that `shardId` does not hold
-   * are placed again under a map that knows `shardId` (all of them, if no listing knows it yet: a duplicate in the
-   * right shard is better than a record only a non-checking reader finds).
+   * `stored` was stored in `shardId`, not the shard it was packed for. When that shard does not hold every one of
+   * its records (or no listing knows the shard yet), all of them are placed again: KCL drops an aggregate with any
+   * record outside its shard's range whole, so sending only the strays would lose the rest for KCL's readers.
    */
   def misplaced(stored: Packed, shardId: String, now: Long): Unit = {
     val m = knowing(shardId)
     if (m ne map) remap(m, now)
     val index = map.indexOf(shardId)
     val entries = stored.entries
+    var astray = index < 0
     var i = 0
-    while (i < entries.size) {
+    while (!astray && i < entries.size) {
       val r = entries.get(i)
-      if (index < 0 || map.shardOf(r.partitionKey, r.explicitHashKey) != index) {
-        rerouted += 1
-        place(r, now)
-      }
+      astray = map.shardOf(r.partitionKey, r.explicitHashKey) != index
       i += 1
+    }
+    if (astray) {
+      rerouted += entries.size
+      entries.forEach(r => place(r, now))
     }
   }
 

@@ -38,7 +38,7 @@ class RetriedRecordsMetric extends SinkSumMetric(SinkMetrics.RetriedRecords, "re
 class UserRecordsWrittenMetric extends SinkSumMetric(SinkMetrics.UserRecordsWritten, "user records written (alone or inside KPL aggregates)")
 class AggregatesWrittenMetric extends SinkSumMetric(SinkMetrics.AggregatesWritten, "KPL aggregates written")
 class ReroutedRecordsMetric extends SinkSumMetric(SinkMetrics.ReroutedRecords,
-  "user records sent again: a reshard put their aggregate in a shard that does not hold their key")
+  "user records sent again: a reshard put their aggregate in a shard that does not hold them all")
 
 /** Tasks that wrote no aggregate (aggregation off, or only records sent alone) do not pull the average down. */
 class RecordsPerAggregateMetric extends CustomMetric {
