@@ -67,7 +67,8 @@ class KinesisSinksSuite extends AnyFunSuite {
   test("Java callers get the same builder and options") {
     assert(KinesisSinksFromJava.options().asScala.toMap == Map("streamName" -> "events", "region" -> "eu-west-1",
       "retryMaxAttempts" -> "unlimited", "retryInitialBackoff" -> "250ms", "retryMaxBackoff" -> "250ms",
-      "maxInFlightRequests" -> "2", "preserveKeyOrder" -> "true"))
+      "maxInFlightRequests" -> "2", "preserveKeyOrder" -> "true", "aggregation" -> "kpl",
+      "aggregationMaxBytes" -> "65536", "aggregationMaxRecords" -> "500", "aggregationLingerMs" -> "50"))
     assert(KinesisSinksFromJava.defaultRetryOptions().get("retryMaxBackoff") == "3000ms")
   }
 
