@@ -43,6 +43,14 @@ def test_sink_methods_and_retry_strategies(spark: SparkSession) -> None:
     assert RetryStrategies.defaultStrategy().options()["retryMaxBackoff"] == "3000ms"
 
 
+def test_with_aggregation_sets_kpl_and_its_limits(spark: SparkSession) -> None:
+    assert KinesisSinks.kinesis("out").withAggregation().options() == {"streamName": "out", "aggregation": "kpl"}
+    assert KinesisSinks.kinesis("out").withAggregation(65536, 200, 50).options() == {
+        "streamName": "out", "aggregation": "kpl", "aggregationMaxBytes": "65536", "aggregationMaxRecords": "200",
+        "aggregationLingerMs": "50",
+    }
+
+
 @pytest.mark.parametrize(
     "call, error, message",
     [
@@ -56,6 +64,11 @@ def test_sink_methods_and_retry_strategies(spark: SparkSession) -> None:
         (lambda: KinesisSources.kinesis("s").withRetryStrategy(250), TypeError, "strategy must be a RetryStrategy"),
         (lambda: KinesisSinks.kinesis("s", col("k")), ValueError, "keyColumn and valueColumn go together"),
         (lambda: KinesisSinks.kinesis("s", "k", "v"), TypeError, "keyColumn must be a pyspark.sql.Column"),
+        (lambda: KinesisSinks.kinesis("s").withAggregation(65536), ValueError, "give all three or none"),
+        (lambda: KinesisSinks.kinesis("s").withAggregation("64k", 10, 5), TypeError, "maxBytes must be an int, got str"),
+        (lambda: KinesisSinks.kinesis("s").withAggregation(100, 10, 5), ValueError, "maxBytes must be at least 1024"),
+        (lambda: KinesisSinks.kinesis("s").withAggregation(65536, 0, 5), ValueError, "maxRecords must be at least 1"),
+        (lambda: KinesisSinks.kinesis("s").withAggregation(65536, 10, 2.5), TypeError, "lingerMs must be an int"),
     ],
 )
 def test_bad_arguments_are_refused_in_python_naming_the_argument(
@@ -70,6 +83,15 @@ def test_a_bad_option_value_arrives_as_valueerror_with_the_jvm_message(spark: Sp
         KinesisSources.kinesis("s").withMaxRecordsPerFetch(20000).build(spark)
     assert str(raised.value) == "Invalid value '20000' for option 'maxRecordsPerFetch': expected an integer in 1..10000."
     assert "py4j" not in str(raised.value).lower()
+
+
+def test_an_aggregation_limit_past_the_jvm_range_arrives_with_the_jvm_message(spark: SparkSession) -> None:
+    df = spark.range(1).selectExpr("'k' as partitionKey", "'d' as data")
+    with pytest.raises(ValueError) as raised:
+        KinesisSinks.kinesis("s").withAggregation(65536, 10, 70000).build(df)
+    assert str(raised.value) == (
+        "Invalid value '70000' for option 'aggregationLingerMs': expected an integer in 1..60000."
+    )
 
 
 def test_round_trip_through_the_builders_only(spark: SparkSession, kinesis_endpoint: str, tmp_path: Path) -> None:

@@ -6,35 +6,18 @@ import uuid
 from collections import defaultdict
 from typing import Any
 
-import boto3
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
-
-def _client(endpoint: str) -> Any:
-    return boto3.client(
-        "kinesis", endpoint_url=endpoint, region_name="us-east-1",
-        aws_access_key_id="test", aws_secret_access_key="test",
-    )
+from stream_reads import kinesis_client, records_by_shard
 
 
 def _read_all(client: Any, stream: str) -> list[dict[str, Any]]:
-    records = []
-    for shard in client.list_shards(StreamName=stream)["Shards"]:
-        iterator = client.get_shard_iterator(
-            StreamName=stream, ShardId=shard["ShardId"], ShardIteratorType="TRIM_HORIZON",
-        )["ShardIterator"]
-        while iterator:
-            response = client.get_records(ShardIterator=iterator, Limit=10000)
-            if not response["Records"]:
-                break
-            records.extend(response["Records"])
-            iterator = response.get("NextShardIterator")
-    return records
+    return [record for _, records in records_by_shard(client, stream) for record in records]
 
 
 def test_batch_write_reads_back_with_boto3(spark: SparkSession, kinesis_endpoint: str) -> None:
-    client = _client(kinesis_endpoint)
+    client = kinesis_client(kinesis_endpoint)
     stream = f"py-sink-{uuid.uuid4().hex[:8]}"
     client.create_stream(StreamName=stream, ShardCount=2)
     client.get_waiter("stream_exists").wait(StreamName=stream, WaiterConfig={"Delay": 0.2})

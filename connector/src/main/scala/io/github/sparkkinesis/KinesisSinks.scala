@@ -49,6 +49,22 @@ final class KinesisSinkBuilder private[sparkkinesis] (
   def withFlowControl(mode: String): KinesisSinkBuilder = set(FlowControl, mode)
 
   /**
+   * `aggregation=kpl`: user records packed per shard into KPL aggregates (for many small records: a shard then
+   * takes up to its byte quota instead of 1000 records/s). Readers must de-aggregate: this connector's source,
+   * KCL, `aws-kinesis-agg`.
+   *
+   * @param maxBytes   largest aggregate, partition key included (`aggregationMaxBytes`)
+   * @param maxRecords most user records in one aggregate (`aggregationMaxRecords`)
+   * @param lingerMs   the longest a user record waits for company before it is sent (`aggregationLingerMs`)
+   */
+  def withAggregation(maxBytes: Long, maxRecords: Int, lingerMs: Int): KinesisSinkBuilder =
+    withAggregation().set(AggregationMaxBytes, maxBytes).set(AggregationMaxRecords, maxRecords)
+      .set(AggregationLingerMs, lingerMs)
+
+  /** `aggregation=kpl` with the default limits (50 KiB, 10000 records, 100 ms). */
+  def withAggregation(): KinesisSinkBuilder = set(Aggregation, "kpl")
+
+  /**
    * A configured `DataStreamWriter` for a streaming DataFrame, a `DataFrameWriter` (in append mode) for a batch
    * one. Options and input columns are checked here, before any query starts; `buildStreaming` and `buildBatch`
    * give the same result with its type.

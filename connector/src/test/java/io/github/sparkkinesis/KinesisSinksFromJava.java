@@ -12,6 +12,7 @@ public final class KinesisSinksFromJava {
         .withRetryStrategy(RetryStrategies.indefinitely(250))
         .withMaxInFlightRequests(2)
         .withPreserveKeyOrder(true)
+        .withAggregation(65536L, 500, 50)
         .options();
   }
 

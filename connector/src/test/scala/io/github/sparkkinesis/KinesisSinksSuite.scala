@@ -29,6 +29,14 @@ class KinesisSinksSuite extends AnyFunSuite {
       "apiCallAttemptTimeout" -> "5s"))
   }
 
+  test("withAggregation sets aggregation=kpl, with or without its limits") {
+    assert(KinesisSinks.kinesis("s").withAggregation().options().asScala.toMap ==
+      Map("streamName" -> "s", "aggregation" -> "kpl"))
+    assert(KinesisSinks.kinesis("s").withAggregation(65536, 200, 50).options().asScala.toMap == Map(
+      "streamName" -> "s", "aggregation" -> "kpl", "aggregationMaxBytes" -> "65536", "aggregationMaxRecords" -> "200",
+      "aggregationLingerMs" -> "50"))
+  }
+
   test("only the stream name is mandatory; builders are immutable") {
     val base = KinesisSinks.kinesis("s")
     assert(base.options().asScala.toMap == Map("streamName" -> "s"))
@@ -59,7 +67,8 @@ class KinesisSinksSuite extends AnyFunSuite {
   test("Java callers get the same builder and options") {
     assert(KinesisSinksFromJava.options().asScala.toMap == Map("streamName" -> "events", "region" -> "eu-west-1",
       "retryMaxAttempts" -> "unlimited", "retryInitialBackoff" -> "250ms", "retryMaxBackoff" -> "250ms",
-      "maxInFlightRequests" -> "2", "preserveKeyOrder" -> "true"))
+      "maxInFlightRequests" -> "2", "preserveKeyOrder" -> "true", "aggregation" -> "kpl",
+      "aggregationMaxBytes" -> "65536", "aggregationMaxRecords" -> "500", "aggregationLingerMs" -> "50"))
     assert(KinesisSinksFromJava.defaultRetryOptions().get("retryMaxBackoff") == "3000ms")
   }
 

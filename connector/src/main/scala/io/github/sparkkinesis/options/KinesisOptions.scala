@@ -57,6 +57,10 @@ object KinesisOptions {
   val PreserveKeyOrder = opt("preserveKeyOrder", "false", "never let a resent record land after a later record of its key: at most one record per key per request (slower for hot keys)", Sink)
   val ClusterByPartitionKey = opt("clusterByPartitionKey", "false", "shuffle the input so that all records of one partition key are written by one task", Sink)
   val FlowControl = opt("flowControl", "adaptive", "adaptive (each throttling shard paced at its own send rate), ladder (the seed design), aimd, or off", Sink)
+  val Aggregation = opt("aggregation", "none", "none, or kpl: pack user records into KPL aggregates per shard (readers must de-aggregate: this connector's source, KCL, aws-kinesis-agg)", Sink)
+  val AggregationMaxBytes = opt("aggregationMaxBytes", "50KiB", "with aggregation=kpl: largest aggregate, partition key included (1 KiB..maxBytesPerRequest; the stream's maximum record size caps it too)", Sink)
+  val AggregationMaxRecords = opt("aggregationMaxRecords", "10000", "with aggregation=kpl: most user records in one aggregate (1..1000000)", Sink)
+  val AggregationLingerMs = opt("aggregationLingerMs", "100", "with aggregation=kpl: the longest, in ms, a user record waits for company in an aggregate before it is sent (1..60000)", Sink)
 
   val all: Seq[KinesisOption] = Seq(
     StreamName, Region, Endpoint, AwsAccessKey, AwsSecretKey, AwsSessionToken, RoleArn, RoleExternalId,
@@ -65,7 +69,7 @@ object KinesisOptions {
     MaxRecordsPerFetch, MaxFetchRate, MinFetchPeriod, MaxIdlePollInterval, MaxFetchDuration, MaxRecordsPerTrigger, MaxBytesPerTrigger,
     ShardsPerTask, ShardFetchInterval, FetchBufferSize, FailOnDataLoss, ConsumerMode, ConsumerName, RequireConsumerDeregistration,
     MaxRecordsPerRequest, MaxBytesPerRequest, MaxInFlightRequests, PreserveKeyOrder, ClusterByPartitionKey,
-    FlowControl)
+    FlowControl, Aggregation, AggregationMaxBytes, AggregationMaxRecords, AggregationLingerMs)
 
   private val byLowerKey: Map[String, KinesisOption] = all.map(o => o.lowerKey -> o).toMap
   require(byLowerKey.size == all.size, "two options share a key")

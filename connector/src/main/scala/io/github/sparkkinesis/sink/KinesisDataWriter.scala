@@ -14,8 +14,8 @@ import software.amazon.awssdk.core.SdkBytes
 import software.amazon.awssdk.services.kinesis.model.PutRecordsRequestEntry
 
 /** What a writer task reports to the driver when it commits: its acknowledged records and its retries. */
-final case class KinesisWriterCommitMessage(records: Long, bytes: Long, throttled: Long, retried: Long)
-    extends WriterCommitMessage
+final case class KinesisWriterCommitMessage(records: Long, bytes: Long, throttled: Long, retried: Long,
+    userRecords: Long = 0L, aggregates: Long = 0L) extends WriterCommitMessage
 
 /**
  * One Spark task's writer. It turns rows into records, checks each against Kinesis's limits, and hands them to
@@ -50,13 +50,18 @@ final class KinesisDataWriter(config: SinkConfig, columns: SinkColumns, knownLim
     if (size > publisher.maxRecordBytes) {
       rejected(SinkErrors.tooLarge(streamOf(publisher), key, size, publisher.maxRecordBytes, publisher.maxRecordBytesReason))
     }
-    val entry = PutRecordsRequestEntry.builder().partitionKey(key).data(SdkBytes.fromByteArrayUnsafe(data))
-    if (hashKeyOrdinal >= 0 && !row.isNullAt(hashKeyOrdinal)) {
-      val hashKey = row.getUTF8String(hashKeyOrdinal).toString
-      if (!validHashKey(hashKey)) rejected(SinkErrors.badHashKey(streamOf(publisher), key, hashKey))
-      entry.explicitHashKey(hashKey)
+    val hashKey =
+      if (hashKeyOrdinal >= 0 && !row.isNullAt(hashKeyOrdinal)) {
+        val h = row.getUTF8String(hashKeyOrdinal).toString
+        if (!validHashKey(h)) rejected(SinkErrors.badHashKey(streamOf(publisher), key, h))
+        h
+      } else null
+    if (publisher.aggregating) publisher.addUser(new UserEntry(key, hashKey, data, size.toInt))
+    else {
+      val entry = PutRecordsRequestEntry.builder().partitionKey(key).data(SdkBytes.fromByteArrayUnsafe(data))
+      if (hashKey != null) entry.explicitHashKey(hashKey)
+      publisher.add(new PendingRecord(entry.build(), key, size.toInt))
     }
-    publisher.add(new PendingRecord(entry.build(), key, size.toInt))
   }
 
   /**
@@ -71,7 +76,7 @@ final class KinesisDataWriter(config: SinkConfig, columns: SinkColumns, knownLim
   override def commit(): WriterCommitMessage = {
     flushAll()
     KinesisWriterCommitMessage(metrics.recordsWritten, metrics.bytesWritten, metrics.throttledRecords,
-      metrics.retriedRecords)
+      metrics.retriedRecords, metrics.userRecordsWritten, metrics.aggregatesWritten)
   }
 
   override def abort(): Unit = publishers.values.forEach(_.abort())

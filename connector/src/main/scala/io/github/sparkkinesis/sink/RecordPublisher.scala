@@ -55,8 +55,29 @@ final class RecordPublisher(
   def maxRecordBytesReason: String =
     if (limits.maxRecordBytes <= config.maxBytesPerRequest) "the stream's maximum record size" else "maxBytesPerRequest"
 
+  // With aggregation=kpl user records go through it (addUser), and it adds what it seals to the lanes.
+  private val aggregator: ShardAggregator = config.aggregation.map { a =>
+    def known(map: Option[ShardMap]): ShardMap = map.getOrElse(throw SinkErrors.aggregationWithoutShards(stream))
+    new ShardAggregator(math.min(a.maxBytes, maxRecordBytes), a.maxRecords, TimeUnit.MILLISECONDS.toNanos(a.lingerMs),
+      maxQueuedBytes, known(ShardMap.recent(config.connection, stream)), () => known(ShardMap.of(config.connection, stream)),
+      id => known(ShardMap.knowing(config.connection, stream, id)),
+      r => lanes.add(r, System.nanoTime()), System.nanoTime())
+  }.orNull
+
+  /** True when records go in through [[addUser]]: `aggregation=kpl`. */
+  def aggregating: Boolean = aggregator != null
+
   def add(record: PendingRecord): Unit = {
     lanes.add(record, System.nanoTime())
+    afterAdd()
+  }
+
+  def addUser(record: UserEntry): Unit = {
+    aggregator.add(record, System.nanoTime())
+    afterAdd()
+  }
+
+  private def afterAdd(): Unit = {
     pump()
     while (lanes.queuedRecords > maxQueuedRecords || lanes.queuedBytes > maxQueuedBytes) {
       await()
@@ -66,9 +87,12 @@ final class RecordPublisher(
 
   /** Returns once every record added so far is acknowledged; throws when one cannot be delivered. */
   def flush(): Unit = {
+    // A reshard may send records of a stored aggregate again: they are packed while we wait, so seal each time.
+    if (aggregator != null) aggregator.sealAll()
     pump()
-    while (lanes.queuedRecords > 0 || inFlight > 0) {
+    while (lanes.queuedRecords > 0 || inFlight > 0 || (aggregator != null && aggregator.hasOpen)) {
       await()
+      if (aggregator != null) aggregator.sealAll()
       pump()
     }
   }
@@ -142,6 +166,8 @@ final class RecordPublisher(
     metrics.bytesWritten += outcome.storedBytes
     metrics.throttledRecords += outcome.throttled
     val now = System.nanoTime()
+    if (aggregator == null) metrics.userRecordsWritten += outcome.stored
+    else aggregatesStored(batch, results, now)
     pacer.onResponse(c.out, results, now)
     if (trace.isDebugEnabled) traceResponse(c, outcome.throttled)
     outcome.error(stream, backoff).foreach(e => throw e)
@@ -152,6 +178,31 @@ final class RecordPublisher(
         if (outcome.throttled == failed.size && pacer.pacing(failed)) now
         else now + backoff.delayBefore(failed.get(0).attempts + 1).toNanos)
       warnRetries(failed.size, now)
+    }
+  }
+
+  /** Counts what a response stored, and sends again the records of an aggregate a reshard put in another shard. */
+  private def aggregatesStored(batch: util.List[PendingRecord], results: util.List[PutRecordsResultEntry],
+      now: Long): Unit = {
+    var i = 0
+    while (i < batch.size) {
+      val result = results.get(i)
+      if (result.errorCode() == null) {
+        val r = batch.get(i)
+        metrics.userRecordsWritten += r.userRecords
+        val packed = r.packed
+        if (packed != null) {
+          metrics.aggregatesWritten += 1
+          metrics.aggregatedRecords += packed.entries.size
+          val shardId = result.shardId()
+          if (shardId != null && shardId != packed.shardId) {
+            val before = aggregator.rerouted
+            aggregator.misplaced(packed, shardId, now)
+            metrics.reroutedRecords += aggregator.rerouted - before
+          }
+        }
+      }
+      i += 1
     }
   }
 

@@ -31,17 +31,17 @@ final class ShardMap private (startHigh: Array[Long], startLow: Array[Long], val
   def indexOf(shardId: String): Int = indexById.getOrElse(shardId, -1)
 
   /** The index (in `shardIds`) of the shard the record goes to. */
-  def shardOf(entry: PutRecordsRequestEntry): Int = {
-    val explicit = entry.explicitHashKey()
-    if (explicit != null) {
-      val key = new BigInteger(explicit)
+  def shardOf(entry: PutRecordsRequestEntry): Int = shardOf(entry.partitionKey(), entry.explicitHashKey())
+
+  /** @param explicitHashKey null when the partition key routes the record */
+  def shardOf(partitionKey: String, explicitHashKey: String): Int =
+    if (explicitHashKey != null) {
+      val key = new BigInteger(explicitHashKey)
       find(key.shiftRight(64).longValue, key.longValue)
     } else {
-      val digest = ShardMap.md5.get()
-      val bytes = ByteBuffer.wrap(digest.digest(entry.partitionKey().getBytes(StandardCharsets.UTF_8)))
+      val bytes = ByteBuffer.wrap(ShardMap.md5Of(partitionKey))
       find(bytes.getLong, bytes.getLong)
     }
-  }
 
   /** The last shard whose range starts at or below the key. */
   private def find(high: Long, low: Long): Int = {
@@ -63,6 +63,13 @@ object ShardMap {
   private val log = LoggerFactory.getLogger(classOf[ShardMap])
 
   private val md5 = ThreadLocal.withInitial[MessageDigest](() => MessageDigest.getInstance("MD5"))
+
+  private def md5Of(partitionKey: String): Array[Byte] =
+    md5.get().digest(partitionKey.getBytes(StandardCharsets.UTF_8))
+
+  /** The hash key Kinesis routes a record by, as PutRecords' `ExplicitHashKey` takes it (a decimal string). */
+  def hashKeyOf(partitionKey: String, explicitHashKey: String): String =
+    if (explicitHashKey != null) explicitHashKey else new BigInteger(1, md5Of(partitionKey)).toString
 
   /** @param ranges open shards as (shard id, starting hash key) */
   def apply(ranges: Seq[(String, BigInteger)]): ShardMap = {
@@ -88,6 +95,25 @@ object ShardMap {
   def of(connection: ConnectionConfig, stream: String, stale: Boolean = false): Option[ShardMap] =
     if (stale) cache.get((connection, stream), MinRelistNanos)(load(connection, stream))
     else cache.get((connection, stream))(load(connection, stream))
+
+  /**
+   * A map that knows `shardId` if a listing made now would: a record was just stored there. Lists again whenever
+   * the cached map does not know it; the new map is cached, so a reshard costs each JVM about one listing.
+   */
+  def knowing(connection: ConnectionConfig, stream: String, shardId: String): Option[ShardMap] = {
+    val cached = of(connection, stream)
+    if (cached.exists(_.indexOf(shardId) >= 0)) cached
+    else cache.get((connection, stream), 0L)(load(connection, stream))
+  }
+
+  /**
+   * A map listed at most a second ago: what an aggregating writer starts from, so that a reshard finished before
+   * its task started never has it pack records for a closed shard. At most one listing per second per JVM.
+   */
+  def recent(connection: ConnectionConfig, stream: String): Option[ShardMap] =
+    cache.get((connection, stream), MinLookupNanos)(load(connection, stream))
+
+  private val MinLookupNanos = 1000L * 1000 * 1000
 
   private def load(connection: ConnectionConfig, stream: String)(previous: Option[Option[ShardMap]]): Option[ShardMap] =
     list(connection, stream, warn = previous.forall(_.isDefined))

@@ -64,6 +64,11 @@ object SinkErrors {
     new KinesisSinkWriteException(
       s"Kinesis sink: DescribeStreamSummary of stream '$stream' failed and was not retried further: ${cause.getMessage}", cause)
 
+  def aggregationWithoutShards(stream: String): KinesisSinkWriteException =
+    new KinesisSinkWriteException(s"Kinesis sink: aggregation=kpl packs records per shard and needs the shards of " +
+      s"stream '$stream', which could not be listed (see the WARN above): allow kinesis:ListShards on the stream, " +
+      "or write without aggregation")
+
   def requestFailed(stream: String, cause: Throwable): KinesisSinkWriteException =
     new KinesisSinkWriteException(
       s"Kinesis sink: PutRecords to stream '$stream' failed and was not retried further: ${cause.getMessage}", cause)

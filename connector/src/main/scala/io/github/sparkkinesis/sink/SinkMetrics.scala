@@ -13,10 +13,15 @@ object SinkMetrics {
   val RetriedRecords = "retriedRecords"
   val BatchSize = "batchSize"
   val FlowControlDelay = "flowControlDelayMs"
+  val UserRecordsWritten = "userRecordsWritten"
+  val AggregatesWritten = "aggregatesWritten"
+  val RecordsPerAggregate = "recordsPerAggregate"
+  val ReroutedRecords = "aggregationReroutedRecords"
 
   def supported: Array[CustomMetric] = Array(
     new RecordsWrittenMetric, new BytesWrittenMetric, new ThrottledRecordsMetric, new RetriedRecordsMetric,
-    new BatchSizeMetric, new FlowControlDelayMetric)
+    new BatchSizeMetric, new FlowControlDelayMetric, new UserRecordsWrittenMetric, new AggregatesWrittenMetric,
+    new RecordsPerAggregateMetric, new ReroutedRecordsMetric)
 }
 
 /** Spark sums these over tasks. */
@@ -29,6 +34,21 @@ class RecordsWrittenMetric extends SinkSumMetric(SinkMetrics.RecordsWritten, "re
 class BytesWrittenMetric extends SinkSumMetric(SinkMetrics.BytesWritten, "bytes written to Kinesis (data plus partition keys)")
 class ThrottledRecordsMetric extends SinkSumMetric(SinkMetrics.ThrottledRecords, "records Kinesis refused for throughput (resent)")
 class RetriedRecordsMetric extends SinkSumMetric(SinkMetrics.RetriedRecords, "records resent after a per-record failure")
+
+class UserRecordsWrittenMetric extends SinkSumMetric(SinkMetrics.UserRecordsWritten, "user records written (alone or inside KPL aggregates)")
+class AggregatesWrittenMetric extends SinkSumMetric(SinkMetrics.AggregatesWritten, "KPL aggregates written")
+class ReroutedRecordsMetric extends SinkSumMetric(SinkMetrics.ReroutedRecords,
+  "user records sent again: a reshard put their aggregate in a shard that does not hold them all")
+
+/** Tasks that wrote no aggregate (aggregation off, or only records sent alone) do not pull the average down. */
+class RecordsPerAggregateMetric extends CustomMetric {
+  override def name(): String = SinkMetrics.RecordsPerAggregate
+  override def description(): String = "user records per KPL aggregate (average over tasks that wrote aggregates)"
+  override def aggregateTaskMetrics(taskMetrics: Array[Long]): String = {
+    val writing = taskMetrics.filter(_ > 0)
+    if (writing.isEmpty) "0" else (writing.sum / writing.length).toString
+  }
+}
 
 class BatchSizeMetric extends CustomAvgMetric {
   override def name(): String = SinkMetrics.BatchSize
@@ -51,6 +71,11 @@ final class SinkTaskMetrics {
   var retriedRecords = 0L
   var batchSize = 0L
   var flowControlDelayMs = 0L
+  var userRecordsWritten = 0L
+  var aggregatesWritten = 0L
+  /** User records inside the aggregates written (records sent alone not counted). */
+  var aggregatedRecords = 0L
+  var reroutedRecords = 0L
 
   def values: Array[CustomTaskMetric] = Array(
     SinkTaskMetrics.metric(SinkMetrics.RecordsWritten, recordsWritten),
@@ -58,7 +83,12 @@ final class SinkTaskMetrics {
     SinkTaskMetrics.metric(SinkMetrics.ThrottledRecords, throttledRecords),
     SinkTaskMetrics.metric(SinkMetrics.RetriedRecords, retriedRecords),
     SinkTaskMetrics.metric(SinkMetrics.BatchSize, batchSize),
-    SinkTaskMetrics.metric(SinkMetrics.FlowControlDelay, flowControlDelayMs))
+    SinkTaskMetrics.metric(SinkMetrics.FlowControlDelay, flowControlDelayMs),
+    SinkTaskMetrics.metric(SinkMetrics.UserRecordsWritten, userRecordsWritten),
+    SinkTaskMetrics.metric(SinkMetrics.AggregatesWritten, aggregatesWritten),
+    SinkTaskMetrics.metric(SinkMetrics.RecordsPerAggregate,
+      if (aggregatesWritten == 0) 0L else aggregatedRecords / aggregatesWritten),
+    SinkTaskMetrics.metric(SinkMetrics.ReroutedRecords, reroutedRecords))
 }
 
 object SinkTaskMetrics {

@@ -17,6 +17,12 @@ final class SinkProgress {
     totals.put(SinkMetrics.BytesWritten, tasks.map(_.bytes).sum.toString)
     totals.put(SinkMetrics.ThrottledRecords, tasks.map(_.throttled).sum.toString)
     totals.put(SinkMetrics.RetriedRecords, tasks.map(_.retried).sum.toString)
+    // Only a write that aggregates tells user records from Kinesis records.
+    val aggregates = tasks.map(_.aggregates).sum
+    if (aggregates > 0) {
+      totals.put(SinkMetrics.UserRecordsWritten, tasks.map(_.userRecords).sum.toString)
+      totals.put(SinkMetrics.AggregatesWritten, aggregates.toString)
+    }
     last = util.Collections.unmodifiableMap(totals)
   }
 }

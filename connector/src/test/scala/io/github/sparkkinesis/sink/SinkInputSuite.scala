@@ -69,6 +69,32 @@ class SinkInputSuite extends AnyFunSuite {
     assert(error("streamName" -> "s", "preserveKeyOrdr" -> "true").contains("did you mean 'preserveKeyOrder'"))
   }
 
+  test("aggregation options: off by default, kpl with defaults or limits, each bad value named with its limit") {
+    assert(SinkConfig(OptionReader(Map("streamName" -> "s"))).aggregation.isEmpty)
+    assert(SinkConfig(OptionReader(Map("streamName" -> "s", "aggregation" -> "KPL"))).aggregation.contains(
+      AggregationConfig(50L * 1024, 10000, 100)))
+    assert(SinkConfig(OptionReader(Map("streamName" -> "s", "aggregation" -> "kpl", "aggregationMaxBytes" -> "256k",
+      "aggregationMaxRecords" -> "50", "aggregationLingerMs" -> "20"))).aggregation.contains(
+      AggregationConfig(256L * 1024, 50, 20)))
+    assert(SinkConfig(OptionReader(Map("streamName" -> "s", "aggregation" -> "kpl", "maxBytesPerRequest" -> "2k")))
+      .aggregation.get.maxBytes == 2048, "the default never exceeds a request")
+
+    def error(options: (String, String)*) =
+      intercept[KinesisOptionException](SinkConfig(OptionReader((options :+ ("streamName" -> "s")).toMap))).getMessage
+    assert(error("aggregation" -> "zip") ==
+      "Invalid value 'zip' for option 'aggregation': expected one of none, kpl.")
+    assert(error("aggregation" -> "kpl", "aggregationMaxBytes" -> "100") ==
+      "Invalid value '100' for option 'aggregationMaxBytes': expected a size such as 1048576, 512k or 10m, " +
+        "between 1024 and 10485760 bytes.")
+    assert(error("aggregation" -> "kpl", "aggregationMaxBytes" -> "2m", "maxBytesPerRequest" -> "1m") ==
+      "Invalid value '2m' for option 'aggregationMaxBytes': expected at most maxBytesPerRequest (1048576 bytes): " +
+        "an aggregate travels in one request.")
+    assert(error("aggregation" -> "kpl", "aggregationMaxRecords" -> "0").contains("'aggregationMaxRecords': expected an integer in 1..1000000"))
+    assert(error("aggregation" -> "kpl", "aggregationLingerMs" -> "soon").contains("'aggregationLingerMs': expected an integer in 1..60000"))
+    assert(error("aggregationLingerMs" -> "5") ==
+      "Option 'aggregationLingerMs' only applies with 'aggregation' set to 'kpl': set aggregation=kpl or remove it.")
+  }
+
   test("explicit hash keys: decimal integers in 0..2^128-1") {
     import KinesisDataWriter.validHashKey
     assert(validHashKey("0") && validHashKey("340282366920938463463374607431768211455"))
