@@ -23,6 +23,13 @@ object KplDeaggregator {
     data.length >= Magic.length + DigestLength &&
       data(0) == Magic(0) && data(1) == Magic(1) && data(2) == Magic(2) && data(3) == Magic(3)
 
+  /** The user records of an aggregate, sub-sequence numbers 0, 1, ... in order (tools and tests; reads use splitInto). */
+  def split(key: ShardKey, sequenceNumber: String, arrivalMillis: Long, data: Array[Byte]): IndexedSeq[UserRecord] = {
+    val out = new RecordBlock.Builder(16, data.length)
+    splitInto(out, key, sequenceNumber, arrivalMillis, data, ShardPosition.TrimHorizon)
+    out.result().iterator.toIndexedSeq
+  }
+
   /**
    * Adds the user records of an aggregate that come after `position` to `out`, payloads copied straight from the
    * aggregate. Whether the aggregate is well formed is checked in full before any of its records is added.
