@@ -1,6 +1,7 @@
 package io.github.sparkkinesis.it
 
-import java.nio.file.{Files, Paths}
+import java.nio.charset.StandardCharsets.UTF_8
+import java.nio.file.{Files, Path, Paths}
 import java.time.Duration
 import java.util.concurrent.atomic.AtomicBoolean
 
@@ -89,6 +90,38 @@ class FaultMatrixSuite extends AnyFunSuite with SimulatorSourceTest {
       simulator.admin.clearFaults()
       query.stop()
     }
+  }
+
+  /** The files a DriverKillProbe wrote, `<prefix><batch id>`, each as the records it holds. */
+  private def probeOutput(dir: Path, prefix: String): Map[Long, Seq[ReadRecord]] =
+    Files.list(dir).iterator().asScala.map(_.getFileName.toString).filter(_.startsWith(prefix)).map { name =>
+      val id = name.stripPrefix(prefix).toLong
+      id -> Files.readAllLines(dir.resolve(name), UTF_8).asScala.toSeq.filter(_.nonEmpty).map { line =>
+        val Array(shard, sequence, key, data) = line.split(' ')
+        ReadRecord(id, key, data, shard, sequence, 0L)
+      }
+    }.toMap
+
+  test("1. the driver killed with SIGKILL mid-batch (spark-submit), restarted from the checkpoint") {
+    val stream = newStream("driver-kill", 2)
+    val work = Files.createTempDirectory("driver-kill-")
+    val out = Files.createDirectories(work.resolve("out"))
+    def probe(log: String, mode: String) = SparkSubmitRun.start(work.resolve(log), "local[2]", DriverKillProbe.getClass,
+      Seq(endpoint.toString, stream, work.resolve("checkpoint").toString, out.toString, mode, "2"))
+    val first = kinesis.putAll(stream, records("first", 60))
+    val held = probe("held.log", "hold")
+    try eventually("the driver to be inside batch 2", Duration.ofMinutes(3)) {
+      assert(held.isAlive, s"the driver exited before batch 2${held.context}")
+      Files.exists(out.resolve("started-2"))
+    } finally held.kill()
+    assert(!Files.exists(out.resolve("batch-2")), "batch 2 was held, never written")
+    val second = kinesis.putAll(stream, records("second", 20))
+    val restarted = probe("restarted.log", "finish")
+    assert(restarted.awaitExit(Duration.ofMinutes(3)) == 0, s"the restarted driver failed${restarted.context}")
+    val batches = probeOutput(out, "batch-")
+    assert(batches(2L) == probeOutput(out, "started-")(2L),
+      "the batch the killed driver was inside is replayed with exactly the records it planned")
+    assertLedger(first ++ second, batches.values.flatten.toSeq)
   }
 
   test("7. hung GetRecords calls are cut by apiCallAttemptTimeout and retried") {
