@@ -124,6 +124,29 @@ class FaultMatrixSuite extends AnyFunSuite with SimulatorSourceTest {
     assertLedger(first ++ second, batches.values.flatten.toSeq)
   }
 
+  test("3. the simulator restarted mid-query (it keeps no data): the query fails naming the stream, nothing read lost") {
+    var own = KinesisSimulator.start()
+    val client = new TestKinesis(own.endpoint)
+    val stream = newStreamName("sim-restart")
+    client.createStream(stream, 2)
+    val collector = new Collector
+    val query = collector.start(kinesisReader(stream, "endpoint" -> own.endpoint.toString,
+      "initialPosition" -> "trim_horizon"), newCheckpoint(), Trigger.ProcessingTime(0))
+    try {
+      val put = client.putAll(stream, records("before", 30))
+      eventually("the records to be read") { collector.records.size >= put.size }
+      own = own.restart()
+      eventually("the query to fail") { !query.isActive }
+      val failure = messages(query.exception.getOrElse(fail("the query stopped without an error")))
+      assert(failure.contains(s"Kinesis stream '$stream' not found"), failure)
+      assertLedger(put, collector.records)
+    } finally {
+      query.stop()
+      client.close()
+      own.close()
+    }
+  }
+
   test("7. hung GetRecords calls are cut by apiCallAttemptTimeout and retried") {
     ridesOut("hang", "apiCallAttemptTimeout" -> "2s") { _ =>
       // A hang outlasts the test: only the attempt timeout ends the call.
