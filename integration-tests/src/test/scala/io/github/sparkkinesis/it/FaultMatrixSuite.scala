@@ -247,6 +247,42 @@ class FaultMatrixSuite extends AnyFunSuite with SimulatorSourceTest {
     writeMeetsDeletion("ListShards", warm = false)
   }
 
+  /** Runs `block`, which must fail; returns every message of the failure and how long it took. */
+  private def timedFailure(block: => Unit): (String, Duration) = {
+    val started = System.nanoTime()
+    val e = intercept[Exception](block)
+    (messages(e), Duration.ofNanos(System.nanoTime() - started))
+  }
+
+  test("12. credentials rejected (unknown key, wrong secret, operation denied): source and sink fail fast naming the call") {
+    val stream = newStream("auth", 1)
+    val put = kinesis.putAll(stream, records("auth", 10))
+    simulator.admin.auth(s"""{"keys": {
+      |  "${TestEnv.accessKey}": {"secret": "${TestEnv.secretKey}"},
+      |  "AKIDNOREAD": {"secret": "no-read-secret", "deny": ["GetRecords"]},
+      |  "AKIDNOWRITE": {"secret": "no-write-secret", "deny": ["PutRecords"]}}}""".stripMargin)
+    def as(keyId: String, secret: String) = Seq("awsAccessKey" -> keyId, "awsSecretKey" -> secret)
+    def read(credentials: Seq[(String, String)]): Unit =
+      readAvailableNow(kinesisReader(stream, ("initialPosition" -> "trim_horizon") +: credentials: _*))
+    def write(credentials: Seq[(String, String)]): Unit =
+      spark.range(5).selectExpr("'k' AS partitionKey", "CAST(id AS STRING) AS data").write.format("kinesis")
+        .mode("append").options((Map("streamName" -> stream, "endpoint" -> endpoint.toString,
+          "region" -> TestEnv.region) ++ credentials)).save()
+    val cases = Seq(
+      ("source, unknown key", () => read(as("AKIDUNKNOWN", "x")), "ListShards", "UnrecognizedClientException"),
+      ("source, wrong secret", () => read(as(TestEnv.accessKey, "wrong")), "ListShards", "InvalidSignatureException"),
+      ("source, GetRecords denied", () => read(as("AKIDNOREAD", "no-read-secret")), "GetRecords", "AccessDeniedException"),
+      ("sink, unknown key", () => write(as("AKIDUNKNOWN", "x")), "DescribeStreamSummary", "UnrecognizedClientException"),
+      ("sink, PutRecords denied", () => write(as("AKIDNOWRITE", "no-write-secret")), "PutRecords", "AccessDeniedException"))
+    try for ((what, run, call, code) <- cases) {
+      val (failure, took) = timedFailure(run())
+      info(f"$what: failed after ${took.toMillis / 1000.0}%.1f s")
+      assert(failure.contains(call) && failure.contains(code), s"$what: the failure names neither $call nor $code: $failure")
+      assert(took.compareTo(Duration.ofSeconds(30)) < 0, s"$what: took $took to fail (retried?)")
+    } finally simulator.admin.clearAuth()
+    assert(StreamContents.read(kinesis.client, stream).size == put.size, "nothing was written with refused credentials")
+  }
+
   test("14. the driver restarts while a reshard is half-read (parent closed, children open, parent partly read)") {
     val stream = newStream("restart-reshard", 1)
     val parent = kinesis.shardIds(stream).head
