@@ -63,6 +63,15 @@ class FaultMatrixSuite extends AnyFunSuite with SimulatorSourceTest {
     assert(hints.isEmpty, s"a deleted stream was reported as a missing permission: ${hints.mkString("\n")}")
   }
 
+  /**
+   * Which part of the source meets the missing stream first is a race: the driver's shard listing ("Kinesis stream
+   * 's' not found in region ...") or an executor's GetRecords ("Reading Kinesis shard s/shardId-... failed:
+   * GetRecords failed with ResourceNotFoundException: Stream s ... not found"). Both name the stream.
+   */
+  private def assertStreamNotFound(failure: String, stream: String): Unit =
+    assert(failure.contains(s"Kinesis stream '$stream' not found") ||
+      failure.contains(s"ResourceNotFoundException: Stream $stream "), failure)
+
   private def messages(e: Throwable): String =
     Iterator.iterate(e)(_.getCause).takeWhile(_ != null).map(_.getMessage).mkString(" | ")
 
@@ -124,6 +133,22 @@ class FaultMatrixSuite extends AnyFunSuite with SimulatorSourceTest {
     assertLedger(first ++ second, batches.values.flatten.toSeq)
   }
 
+  test("2. an executor JVM killed mid-write (local-cluster[2,1,1024]): all stored, duplicates only from its task") {
+    val stream = newStream("executor-kill-sink", 2)
+    val work = Files.createTempDirectory("sink-executor-kill-")
+    val (n, tasks) = (4000L, 4)
+    val run = SparkSubmitRun.start(work.resolve("spark-submit.log"), "local-cluster[2,1,1024]",
+      SinkExecutorKillProbe.getClass, Seq(endpoint.toString, stream, work.toString, n.toString, tasks.toString))
+    assert(run.awaitExit(Duration.ofMinutes(4)) == 0, s"the write did not survive the executor's loss${run.context}")
+    assert(run.lines.exists(_.startsWith("PROBE killed executor")), s"no executor was killed${run.context}")
+    val stored = StreamContents.read(kinesis.client, stream).map(_.text.toLong)
+    val duplicated = stored.groupBy(identity).collect { case (id, copies) if copies.size > 1 => id }
+    info(s"records put $n, stored ${stored.size}, lost ${n - stored.distinct.size}, duplicated ${duplicated.size}")
+    assert(stored.toSet == (0L until n).toSet, "every record is stored")
+    val killedTask = (n / tasks) until (2 * n / tasks) // partition 1's ids, the task the killed executor ran
+    assert(duplicated.forall(killedTask.contains), s"duplicates from tasks that did not fail: ${duplicated.filterNot(killedTask.contains).take(5)}")
+  }
+
   test("3. the simulator restarted mid-query (it keeps no data): the query fails naming the stream, nothing read lost") {
     var own = KinesisSimulator.start()
     val client = new TestKinesis(own.endpoint)
@@ -138,7 +163,7 @@ class FaultMatrixSuite extends AnyFunSuite with SimulatorSourceTest {
       own = own.restart()
       eventually("the query to fail") { !query.isActive }
       val failure = messages(query.exception.getOrElse(fail("the query stopped without an error")))
-      assert(failure.contains(s"Kinesis stream '$stream' not found"), failure)
+      assertStreamNotFound(failure, stream)
       assertLedger(put, collector.records)
     } finally {
       query.stop()
@@ -196,7 +221,7 @@ class FaultMatrixSuite extends AnyFunSuite with SimulatorSourceTest {
       simulator.admin.deleteStream(stream)
       eventually("the query to fail") { !query.isActive }
       val failure = messages(query.exception.getOrElse(fail("the query stopped without an error")))
-      assert(failure.contains(s"Kinesis stream '$stream' not found"), failure)
+      assertStreamNotFound(failure, stream)
       assertNoPermissionHint(logs)
       assertLedger(put, collector.records)
     } finally {

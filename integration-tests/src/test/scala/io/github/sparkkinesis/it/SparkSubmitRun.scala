@@ -14,11 +14,11 @@ import scala.jdk.CollectionConverters._
 final class SparkSubmitRun private (process: Process, val log: Path) {
   def isAlive: Boolean = process.isAlive
 
+  def lines: Seq[String] = if (Files.exists(log)) Files.readAllLines(log, UTF_8).asScala.toSeq else Nil
+
   /** The log's last lines, INFO left out, to explain a failure. */
-  def context: String = {
-    val lines = if (Files.exists(log)) Files.readAllLines(log, UTF_8).asScala.toSeq else Nil
+  def context: String =
     s"\n--- spark-submit output ($log) ---\n${lines.filterNot(_.contains(" INFO ")).takeRight(60).mkString("\n")}"
-  }
 
   /** SIGKILL: no shutdown hook, no cleanup, exactly what a crashed or OOM-killed driver leaves behind. */
   def kill(): Int = {
