@@ -48,15 +48,6 @@ class FaultMatrixSuite extends AnyFunSuite with SimulatorSourceTest {
     assertExactly(read, put)
   }
 
-  /** Within each key, records are read in the order they were put. */
-  private def assertKeyOrder(read: Seq[ReadRecord], put: Seq[PutRecordResult]): Unit = {
-    val putOrder = put.zipWithIndex.map { case (p, i) => p.sequenceNumber -> i }.toMap
-    for ((key, rs) <- read.groupBy(_.partitionKey)) {
-      val order = rs.sortBy(_.batchId).map(r => putOrder(r.sequenceNumber))
-      assert(order == order.sorted, s"key $key read out of order")
-    }
-  }
-
   /** A deleted stream is not a missing permission: no log line may suggest one. */
   private def assertNoPermissionHint(logs: LogCapture): Unit = {
     val hints = logs.text.linesIterator.filter(_.contains("kinesis:ListShards")).toSeq
