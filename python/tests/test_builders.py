@@ -133,3 +133,14 @@ def test_every_jvm_builder_method_has_its_python_twin(spark: SparkSession) -> No
                                   (KinesisSinks.kinesis("s"), KinesisSinkBuilder)):
         jvm_methods, python_methods = _jvm_and_python_methods(builder._j, python_class)
         assert jvm_methods - python_methods == set(), f"{python_class.__name__}: JVM methods missing in Python"
+
+
+def test_repr_masks_every_secret_while_options_keep_them(spark: SparkSession) -> None:
+    secrets = {"awsAccessKey": "AKIDmarker01", "awsSecretKey": "marker-secret-02",
+               "awsSessionToken": "marker-token-03", "roleExternalId": "marker-external-04"}
+    for builder in (KinesisSources.kinesis("s"), KinesisSinks.kinesis("s")):
+        configured = (builder.withCredentials(secrets["awsAccessKey"], secrets["awsSecretKey"], secrets["awsSessionToken"])
+                      .withRoleArn("arn:aws:iam::123456789012:role/r", secrets["roleExternalId"]))
+        assert {k: configured.options()[k] for k in secrets} == secrets
+        for value in secrets.values():
+            assert value not in repr(configured) and value not in str(configured)

@@ -2,7 +2,7 @@ package io.github.sparkkinesis
 
 import java.util
 
-import io.github.sparkkinesis.options.{KinesisOptions, OptionReader}
+import io.github.sparkkinesis.options.{KinesisOptions, OptionReader, SparkRedaction}
 import io.github.sparkkinesis.sink.KinesisTableWrites
 import io.github.sparkkinesis.source.{KinesisScanBuilder, SourceConfig}
 import org.apache.spark.sql.connector.catalog.{SupportsRead, Table, TableCapability, TableProvider}
@@ -23,6 +23,8 @@ class KinesisProvider extends TableProvider with DataSourceRegister {
       schema: StructType,
       partitioning: Array[Transform],
       properties: util.Map[String, String]): Table = {
+    // Every read and write passes here before Spark builds a plan that holds (and prints) the options.
+    SparkRedaction.ensure()
     // Bad values fail here, when the DataFrame is defined, not later on the query's thread.
     val reader = OptionReader(new CaseInsensitiveStringMap(properties))
     if (reader.get(KinesisOptions.StreamName).isDefined) SourceConfig(reader)

@@ -83,6 +83,7 @@ object KinesisClientFactory {
       .retryStrategy(retryStrategy(config.retry))
       .apiCallAttemptTimeout(config.timeouts.apiCallAttempt)
       .addExecutionInterceptor(SdkCallStats)
+      .addExecutionInterceptor(CallNaming)
     config.timeouts.apiCall.foreach(builder.apiCallTimeout)
     builder.build()
   }

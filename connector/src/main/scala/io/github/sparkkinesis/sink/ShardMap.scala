@@ -10,7 +10,7 @@ import scala.util.control.NonFatal
 import io.github.sparkkinesis.client.{ConnectionConfig, KinesisClientFactory, ShardListing, TtlCache}
 import org.slf4j.LoggerFactory
 import software.amazon.awssdk.core.exception.AbortedException
-import software.amazon.awssdk.services.kinesis.model.PutRecordsRequestEntry
+import software.amazon.awssdk.services.kinesis.model.{PutRecordsRequestEntry, ResourceNotFoundException}
 
 /**
  * Which open shard Kinesis routes a record to: the shard whose hash-key range holds the record's hash key (its
@@ -125,6 +125,8 @@ object ShardMap {
     } catch {
       // A task being killed: not a reason to pace the stream as a whole for the next 30 s.
       case e: AbortedException if Thread.currentThread().isInterrupted => throw e
+      // Not a permission to suggest: PutRecords would meet the same missing stream.
+      case _: ResourceNotFoundException => throw SinkErrors.streamNotFound(stream, connection)
       case NonFatal(e) =>
         if (warn) {
           log.warn(s"Kinesis sink: cannot list the shards of stream '$stream' (${e.getClass.getSimpleName}: " +

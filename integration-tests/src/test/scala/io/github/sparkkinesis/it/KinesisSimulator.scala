@@ -18,6 +18,15 @@ import io.github.sparkkinesis.simulator.SimulatorAdmin
 final class KinesisSimulator private (val endpoint: URI, stateDir: File) extends AutoCloseable {
   lazy val admin: SimulatorAdmin = new SimulatorAdmin(endpoint)
 
+  /**
+   * Stops this simulator and starts another on the same port and state directory, as an operator restarting it
+   * would. The simulator keeps streams in memory only: the new one starts empty.
+   */
+  def restart(options: Seq[String] = Nil): KinesisSimulator = {
+    close()
+    KinesisSimulator.start(options ++ Seq("--port", endpoint.getPort.toString), Some(stateDir))
+  }
+
   override def close(): Unit = {
     val exit = Seq(KinesisSimulator.launcher.getPath, "stop", "--state-dir", stateDir.getPath).!
     require(exit == 0, s"kinesis-simulator stop exited with $exit")
@@ -30,8 +39,8 @@ object KinesisSimulator {
   lazy val jar: File = new File(sys.props.getOrElse("sparkkinesis.simulatorJar", throw new IllegalStateException(
     "system property sparkkinesis.simulatorJar is not set: run the integration tests through sbt (make test)")))
 
-  def start(options: Seq[String] = Nil): KinesisSimulator = {
-    val dir = Files.createTempDirectory("kinesis-simulator-").toFile
+  def start(options: Seq[String] = Nil, stateDir: Option[File] = None): KinesisSimulator = {
+    val dir = stateDir.getOrElse(Files.createTempDirectory("kinesis-simulator-").toFile)
     val err = new StringBuilder
     val command = Process(Seq(launcher.getPath, "start", "--state-dir", dir.getPath) ++ options, None,
       "KINESIS_SIMULATOR_JAR" -> jar.getPath)

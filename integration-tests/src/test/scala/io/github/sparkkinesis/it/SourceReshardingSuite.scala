@@ -8,15 +8,6 @@ class SourceReshardingSuite extends AnyFunSuite with SourceTest {
 
   private def keyed(prefix: String, n: Int) = (1 to n).map(i => (s"key-${i % 5}", f"$prefix-$i%03d"))
 
-  /** Within each key, the records come in the order they were put (their data carries a running number). */
-  private def assertKeyOrder(read: Seq[ReadRecord], put: Seq[PutRecordResult]): Unit = {
-    val putOrder = put.zipWithIndex.map { case (p, i) => p.sequenceNumber -> i }.toMap
-    for ((key, rs) <- read.groupBy(_.partitionKey)) {
-      val order = rs.sortBy(_.batchId).map(r => putOrder(r.sequenceNumber))
-      assert(order == order.sorted, s"key $key read out of order across the reshard: $order")
-    }
-  }
-
   /** A running query over `stream` from its trim horizon, collecting what it reads. */
   private def reading(stream: String): (Collector, StreamingQuery) = {
     val collector = new Collector

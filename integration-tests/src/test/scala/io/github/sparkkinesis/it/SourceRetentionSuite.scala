@@ -171,11 +171,7 @@ class SourceRetentionSuite extends AnyFunSuite with SimulatorSourceTest {
       query.processAllAvailable()
       val read = collector.records
       assertExactly(read, put)
-      val putOrder = put.zipWithIndex.map { case (p, i) => p.sequenceNumber -> i }.toMap
-      for ((key, rs) <- read.groupBy(_.partitionKey)) {
-        val order = rs.sortBy(_.batchId).map(r => putOrder(r.sequenceNumber))
-        assert(order == order.sorted, s"key $key read out of order across the reshards")
-      }
+      assertKeyOrder(read, put)
       assert(offsetShards(checkpoint, stream) == openShards(stream), "the offset holds the open shard only")
     } finally {
       query.stop()

@@ -83,6 +83,15 @@ trait SourceTestBase extends SparkSuite { this: Suite =>
   def eventually(what: String, timeout: Duration = Duration.ofSeconds(60))(condition: => Boolean): Unit =
     Wait.until(what, timeout)(condition)
 
+  /** Within each key, records come in the order they were put (across batches, splits and merges). */
+  def assertKeyOrder(read: Seq[ReadRecord], put: Seq[PutRecordResult]): Unit = {
+    val putOrder = put.zipWithIndex.map { case (p, i) => p.sequenceNumber -> i }.toMap
+    for ((key, rs) <- read.groupBy(_.partitionKey)) {
+      val order = rs.sortBy(_.batchId).map(r => putOrder(r.sequenceNumber))
+      assert(order == order.sorted, s"key $key read out of order: $order")
+    }
+  }
+
   /** The source returned exactly `expected`, each once, and each shard's records in sequence order. */
   def assertExactly(read: Seq[ReadRecord], expected: Seq[PutRecordResult]): Unit = {
     val got = read.map(r => (r.shardId, r.sequenceNumber, r.partitionKey, r.data))

@@ -9,6 +9,9 @@ trait SparkSuite extends BeforeAndAfterAll { this: Suite =>
 
   def spark: SparkSession = sparkOpt.getOrElse(throw new IllegalStateException("SparkSession not started"))
 
+  /** Settings a suite adds to the session (e.g. the event log). */
+  protected def sparkConf: Map[String, String] = Map.empty
+
   override protected def beforeAll(): Unit = {
     super.beforeAll()
     sparkOpt = Some(SparkSession.builder()
@@ -16,6 +19,7 @@ trait SparkSuite extends BeforeAndAfterAll { this: Suite =>
       .appName(getClass.getSimpleName)
       .config("spark.ui.enabled", "false")
       .config("spark.sql.shuffle.partitions", "2")
+      .config(sparkConf)
       .getOrCreate())
   }
 

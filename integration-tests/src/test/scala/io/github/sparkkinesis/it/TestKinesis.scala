@@ -24,11 +24,12 @@ final class TestKinesis(endpoint: URI) extends AutoCloseable {
   /**
    * For the tests' control-plane steps (create, reshard, list, wait): throttled calls are retried without the
    * standard strategy's retry quota, which runs dry when a test reshards in a loop beside the source under test.
+   * ListShards' per-stream rate is answered with LimitExceededException, which the SDK does not retry on its own.
    * `client` keeps the SDK's defaults, so a test can see throttling surface.
    */
   val control: KinesisClient = builder().overrideConfiguration((o: ClientOverrideConfiguration.Builder) =>
     o.retryStrategy(AwsRetryStrategy.standardRetryStrategy().toBuilder.maxAttempts(10).circuitBreakerEnabled(false)
-      .build())).build()
+      .retryOnException(classOf[LimitExceededException]).build())).build()
 
   private def builder() = KinesisClient.builder()
     .endpointOverride(endpoint)

@@ -50,5 +50,11 @@ final class SimulatorAdmin(endpoint: URI) {
 
   def expireIterators(): JsonNode = call("POST", "iterators/expire")
 
+  /** Turns request authentication on, e.g. auth("""{"keys": {"AKID": {"secret": "s", "deny": ["GetRecords"]}}}"""). */
+  def auth(json: String): JsonNode = call("PUT", "auth", json)
+
+  /** Any credentials are accepted again. */
+  def clearAuth(): JsonNode = call("DELETE", "auth")
+
   def deleteStream(name: String): JsonNode = call("POST", s"streams/$name/delete")
 }

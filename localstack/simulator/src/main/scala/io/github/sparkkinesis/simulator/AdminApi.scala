@@ -18,6 +18,9 @@ import scala.jdk.CollectionConverters._
  *   DELETE /_sim/counters                  back to zero
  *   POST /_sim/iterators/expire            every iterator issued so far expires
  *   POST /_sim/streams/{name}/delete       the stream is deleted now
+ *   GET  /_sim/auth                        the accepted access key ids (secrets not shown), or auth off
+ *   PUT  /_sim/auth                        {"keys": {"AKID": {"secret": "s", "deny": ["PutRecords"]}}} turns auth on
+ *   DELETE /_sim/auth                      any credentials are accepted again
  */
 final class AdminApi(sim: Simulator) {
   private val mapper = new ObjectMapper()
@@ -43,6 +46,16 @@ final class AdminApi(sim: Simulator) {
         case ("POST", AdminApi.DeleteStream(name)) =>
           try sim.deleteStream(name) catch { case e: KinesisError => throw new NoSuchElementException(e.message) }
           mapper.createObjectNode()
+        case ("GET", "auth") => auth()
+        case ("PUT" | "POST", "auth") =>
+          val keys = Option(parse(body).get("keys")).map(_.properties().asScala.map { e =>
+            e.getKey -> AuthKey(Option(e.getValue.get("secret")).map(_.asText()).getOrElse(
+              throw new IllegalArgumentException(s"key ${e.getKey} needs a secret")),
+              Option(e.getValue.get("deny")).map(_.elements().asScala.map(_.asText()).toSet).getOrElse(Set.empty))
+          }.toMap).getOrElse(throw new IllegalArgumentException("auth needs keys"))
+          sim.auth = Some(new Auth(keys))
+          auth()
+        case ("DELETE", "auth") => sim.auth = None; auth()
         case (m, p) => throw new NoSuchElementException(s"no admin endpoint $m ${AdminApi.Prefix}$p")
       }
       (200, mapper.writeValueAsBytes(result))
@@ -50,6 +63,16 @@ final class AdminApi(sim: Simulator) {
       case e: NoSuchElementException => (404, error(e.getMessage))
       case e @ (_: IllegalArgumentException | _: java.io.IOException) => (400, error(e.getMessage))
     }
+
+  private def auth(): ObjectNode = {
+    val node = mapper.createObjectNode().put("enabled", sim.auth.isDefined)
+    val keys = node.putObject("keys")
+    sim.auth.foreach(_.keys.toSeq.sortBy(_._1).foreach { case (id, k) =>
+      val denied = keys.putObject(id).putArray("deny")
+      k.denied.toSeq.sorted.foreach(denied.add)
+    })
+    node
+  }
 
   private def parse(body: Array[Byte]): ObjectNode = mapper.readTree(body) match {
     case o: ObjectNode => o

@@ -26,16 +26,16 @@ final class HttpHandler(sim: Simulator, api: KinesisApi, admin: AdminApi, reques
       val (status, json) = admin.handle(request.method().name(), path, body)
       respond(ctx, keepAlive, status, "application/json", json, None)
     } else if (request.method() == HttpMethod.POST && request.headers().contains("X-Amz-Target")) {
-      kinesis(ctx, keepAlive, request.headers().get("X-Amz-Target"), request.headers().get(HttpHeaderNames.CONTENT_TYPE), body)
+      kinesis(ctx, keepAlive, request, body)
     } else {
       // Health checks (kinesis-mock answers GET /healthcheck too) and anything else a client may probe with.
       respond(ctx, keepAlive, 200, "application/json", """{"status":"ok"}""".getBytes, None)
     }
   }
 
-  private def kinesis(ctx: ChannelHandlerContext, keepAlive: Boolean, target: String, contentType: String,
-      body: Array[Byte]): Unit = {
-    val format = WireFormat.forContentType(contentType)
+  private def kinesis(ctx: ChannelHandlerContext, keepAlive: Boolean, request: FullHttpRequest, body: Array[Byte]): Unit = {
+    val target = request.headers().get("X-Amz-Target")
+    val format = WireFormat.forContentType(request.headers().get(HttpHeaderNames.CONTENT_TYPE))
     api.countRequest(format)
     val op = if (target.startsWith(TargetPrefix)) target.substring(TargetPrefix.length) else target
     val req = try Right(format.read(body)) catch {
@@ -43,7 +43,9 @@ final class HttpHandler(sim: Simulator, api: KinesisApi, admin: AdminApi, reques
       case e: java.io.IOException => Left(KinesisError("SerializationException", s"Malformed request body: ${e.getMessage}"))
     }
     val stream = req.toOption.flatMap(api.streamOf(op, _))
-    val decision = sim.faults.decide(op, stream)
+    // AWS authenticates a request before anything else happens to it, faults included.
+    val refused = sim.auth.flatMap(_.check(op, request, body, stream.map(sim.arn)))
+    val decision = if (refused.isDefined) FaultDecision(0, None) else sim.faults.decide(op, stream)
     if (decision.latencyMillis > 0 || decision.action.isDefined) api.countFault(op, stream)
 
     def serve(): Unit = decision.action.map(_.kind) match {
@@ -67,7 +69,7 @@ final class HttpHandler(sim: Simulator, api: KinesisApi, admin: AdminApi, reques
     def answerError(e: KinesisError): Unit =
       respond(ctx, keepAlive, e.status, format.contentType, format.error(e), Some(e.errorType))
 
-    def answer(): Unit = req match {
+    def answer(): Unit = refused.map(Left(_)).getOrElse(req) match {
       case Left(e) => answerError(e)
       case Right(r) =>
         try {

@@ -4,20 +4,20 @@ import java.util.concurrent.CountDownLatch
 
 /**
  * `java -jar kinesis-simulator.jar [--port P] [--quotas on|off] [--quota-factor F] [--iterator-expiry-ms N]
- * [--retention-ms N] [--seed S] [--threads T]` — runs until TERM. Everything but the port and the threads can also
+ * [--retention-ms N] [--seed S] [--threads T] [--auth-keys ID=SECRET,...]` — runs until TERM. Everything but the port and the threads can also
  * be changed at runtime through the admin API.
  */
 object Main {
   private val usage =
     "usage: kinesis-simulator [--port P] [--quotas on|off] [--quota-factor F] [--iterator-expiry-ms N] " +
-      "[--retention-ms N] [--seed S] [--threads T]"
+      "[--retention-ms N] [--seed S] [--threads T] [--auth-keys ID=SECRET,...]"
 
   def main(args: Array[String]): Unit = {
     val options = args.grouped(2).map {
       case Array(k, v) if k.startsWith("--") => k.drop(2) -> v
       case other => fail(s"bad argument(s) ${other.mkString(" ")}")
     }.toMap
-    val known = Set("port", "quotas", "quota-factor", "iterator-expiry-ms", "retention-ms", "seed", "threads")
+    val known = Set("port", "quotas", "quota-factor", "iterator-expiry-ms", "retention-ms", "seed", "threads", "auth-keys")
     options.keys.filterNot(known).foreach(k => fail(s"unknown option --$k"))
     def long(k: String) = options.get(k).map(v => v.toLongOption.getOrElse(fail(s"--$k needs a number, got $v")))
 
@@ -31,7 +31,9 @@ object Main {
       quotas = QuotaSettings(enabled = quotasOn, factor = factor.getOrElse(1.0)),
       iteratorExpiryMillis = long("iterator-expiry-ms").getOrElse(Settings.DefaultIteratorExpiryMillis),
       retentionMillis = long("retention-ms"))
-    val server = SimulatorServer.start(new Simulator(settings, long("seed").getOrElse(0L)),
+    val simulator = new Simulator(settings, long("seed").getOrElse(0L))
+    simulator.auth = options.get("auth-keys").map(k => try Auth.parse(k) catch { case e: IllegalArgumentException => fail(e.getMessage) })
+    val server = SimulatorServer.start(simulator,
       long("port").getOrElse(0L).toInt, long("threads").getOrElse(2L).toInt)
     val stopped = new CountDownLatch(1)
     Runtime.getRuntime.addShutdownHook(new Thread(() => { server.close(); stopped.countDown() }))

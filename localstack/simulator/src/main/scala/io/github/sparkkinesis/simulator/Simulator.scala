@@ -22,6 +22,9 @@ final class Simulator(initial: Settings = Settings(), seed: Long = 0L, clock: ()
 
   val region = "us-east-1"
 
+  /** Request authentication, when on (see [[Auth]]). */
+  @volatile var auth: Option[Auth] = None
+
   def settings: Settings = current
   def updateSettings(f: Settings => Settings): Settings = lock.synchronized { current = f(current); current }
 

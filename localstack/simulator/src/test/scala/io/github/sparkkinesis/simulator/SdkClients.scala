@@ -15,11 +15,12 @@ import software.amazon.awssdk.services.kinesis.KinesisClient
  * fault reaches the caller as the SDK reports it, and explicit timeouts, so a hung call ends.
  */
 object SdkClients {
-  def kinesis(endpoint: URI, timeout: Duration = Duration.ofSeconds(10), retries: Boolean = false): KinesisClient =
+  def kinesis(endpoint: URI, timeout: Duration = Duration.ofSeconds(10), retries: Boolean = false,
+      keyId: String = "test", secret: String = "test"): KinesisClient =
     KinesisClient.builder()
       .endpointOverride(endpoint)
       .region(Region.US_EAST_1)
-      .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")))
+      .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(keyId, secret)))
       .httpClientBuilder(Apache5HttpClient.builder().socketTimeout(timeout).maxConnections(16))
       .overrideConfiguration(ClientOverrideConfiguration.builder()
         .retryStrategy(if (retries) AwsRetryStrategy.standardRetryStrategy() else AwsRetryStrategy.doNotRetry())

@@ -1,0 +1,45 @@
+package io.github.sparkkinesis.options
+
+import java.util.regex.Pattern
+
+import scala.util.control.NonFatal
+
+import org.apache.spark.internal.Logging
+import org.apache.spark.sql.SparkSession
+
+/**
+ * Spark prints a data source's options wherever it shows a plan (`explain`, the SQL tab, the event log), masking
+ * only keys that match its redaction patterns: by default secret, password, token, access key and url. Some of our
+ * secret options (`roleExternalId`) match none of them, so before a plan with our options exists, the session's
+ * `spark.sql.redaction.options.regex` is widened to cover every secret key of the table. Only ever widened.
+ */
+object SparkRedaction extends Logging {
+  val OptionsRegexKey = "spark.sql.redaction.options.regex"
+  private val SparkDefaults = Map(OptionsRegexKey -> "(?i)url", "spark.redaction.regex" -> "(?i)secret|password|token|access[.]?key")
+
+  private def secretKeys: Seq[String] = KinesisOptions.all.filter(_.secret).map(_.key)
+
+  /** The options pattern covering `missing` as well as everything `current` covers. */
+  private[options] def widened(current: String, missing: Seq[String]): String =
+    s"(?:$current)|(?i)(?:${missing.map(Pattern.quote).mkString("|")})"
+
+  /** Secret keys neither of Spark's patterns masks, given the session's settings. */
+  private[options] def unmasked(conf: String => String): Seq[String] = {
+    val patterns = SparkDefaults.keys.toSeq.map(k => Pattern.compile(conf(k)))
+    secretKeys.filterNot(key => patterns.exists(_.matcher(key).find()))
+  }
+
+  def ensure(): Unit = SparkSession.getActiveSession.orElse(SparkSession.getDefaultSession).foreach { session =>
+    try {
+      val missing = unmasked(k => session.conf.get(k, SparkDefaults(k)))
+      if (missing.nonEmpty) {
+        val current = session.conf.get(OptionsRegexKey, SparkDefaults(OptionsRegexKey))
+        session.conf.set(OptionsRegexKey, widened(current, missing))
+        logInfo(s"$OptionsRegexKey widened to mask the Kinesis options ${missing.mkString(", ")} in plans and logs")
+      }
+    } catch {
+      // A conf this session will not change (e.g. a restricted Spark Connect server): then keys stay as Spark masks them.
+      case NonFatal(e) => logWarning(s"Could not widen $OptionsRegexKey to mask ${secretKeys.mkString(", ")}: $e")
+    }
+  }
+}

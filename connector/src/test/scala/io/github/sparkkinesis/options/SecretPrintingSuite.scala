@@ -1,0 +1,45 @@
+package io.github.sparkkinesis.options
+
+import java.util.regex.Pattern
+
+import scala.jdk.CollectionConverters._
+
+import io.github.sparkkinesis.{KinesisSinks, KinesisSources}
+import io.github.sparkkinesis.client.CredentialsConfig
+import io.github.sparkkinesis.sink.SinkConfig
+import io.github.sparkkinesis.source.SourceConfig
+import org.scalatest.funsuite.AnyFunSuite
+
+/** Every secret option of the table, set to a marker: `options()` keeps it, every printed form hides it. */
+class SecretPrintingSuite extends AnyFunSuite {
+  private val secrets = KinesisOptions.all.filter(_.secret)
+  private def marker(o: KinesisOption) = s"marker-${o.key}-51f0"
+  private val withRole = Map("roleArn" -> "arn:aws:iam::123456789012:role/r")
+
+  test("the builders' options() keep each secret; toString masks it") {
+    val source = secrets.foldLeft(KinesisSources.kinesis("s"))((b, o) => b.withOption(o.key, marker(o)))
+    val sink = secrets.foldLeft(KinesisSinks.kinesis("s"))((b, o) => b.withOption(o.key, marker(o)))
+    for (builder <- Seq(source, sink); o <- secrets) {
+      assert(builder.options().get(o.key) == marker(o), "options() is what build applies")
+      assert(!builder.toString.contains(marker(o)), s"${o.key} shows in ${builder.toString}")
+    }
+  }
+
+  test("the parsed configs print no secret: option reader, connection, source and sink config") {
+    val raw = secrets.map(o => o.key -> marker(o)).toMap ++ withRole + ("streamName" -> "s")
+    val reader = OptionReader(raw)
+    val printed = Seq(reader.toString, reader.connection.toString, SourceConfig(reader).toString,
+      SinkConfig(reader).toString, CredentialsConfig.Static("AKIDmarker-1", "marker-2", Some("marker-3")).toString)
+    for (text <- printed; o <- secrets) assert(!text.contains(marker(o)), s"${o.key} shows in $text")
+    assert(!printed.last.contains("marker-"), printed.last)
+  }
+
+  test("Spark's option redaction is widened to the secret keys its defaults miss, and never narrowed") {
+    val defaults = Map(SparkRedaction.OptionsRegexKey -> "(?i)url", "spark.redaction.regex" -> "(?i)secret|password|token|access[.]?key")
+    assert(SparkRedaction.unmasked(defaults) == Seq("roleExternalId"))
+    val widened = SparkRedaction.widened("(?i)url", Seq("roleExternalId"))
+    for (key <- Seq("roleexternalid", "roleExternalId", "endpointUrl")) assert(Pattern.compile(widened).matcher(key).find(), key)
+    assert(!Pattern.compile(widened).matcher("streamName").find())
+    assert(SparkRedaction.unmasked(defaults.updated(SparkRedaction.OptionsRegexKey, widened)).isEmpty)
+  }
+}
