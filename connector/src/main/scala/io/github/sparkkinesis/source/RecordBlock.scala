@@ -19,6 +19,8 @@ final class RecordBlock private (
     bounds: Array[Int],
     subs: Array[Long],
     arrivals: Array[Long],
+    /** Records in the arrays (a view may show fewer). */
+    total: Int,
     first: Int,
     val size: Int) {
 
@@ -100,8 +102,24 @@ final class RecordBlock private (
   def slice(from: Int, until: Int): RecordBlock = {
     val f = math.max(0, math.min(from, size))
     val u = math.max(f, math.min(until, size))
-    if (f == 0 && u == size) this else new RecordBlock(bytes, bounds, subs, arrivals, first + f, u - f)
+    if (f == 0 && u == size) this else new RecordBlock(bytes, bounds, subs, arrivals, total, first + f, u - f)
   }
+
+  /**
+   * This view in arrays of its own when it shows part of its arrays only: a feed that keeps the rest of a partly
+   * committed answer then holds what it accounts, not the whole answer (one copy per shard and batch at most).
+   */
+  def compact(): RecordBlock =
+    if (first == 0 && size == total) this
+    else {
+      val from = bounds(3 * first)
+      val rebased = new Array[Int](3 * size + 1)
+      var k = 0
+      while (k <= 3 * size) { rebased(k) = bounds(3 * first + k) - from; k += 1 }
+      new RecordBlock(java.util.Arrays.copyOfRange(bytes, from, bounds(3 * (first + size))), rebased,
+        java.util.Arrays.copyOfRange(subs, first, first + size), java.util.Arrays.copyOfRange(arrivals, first, first + size),
+        size, 0, size)
+    }
 
   def iterator: Iterator[UserRecord] = Iterator.range(0, size).map(record)
 }
@@ -136,10 +154,15 @@ object RecordBlock {
         subs = java.util.Arrays.copyOf(subs, grown)
         arrivals = java.util.Arrays.copyOf(arrivals, grown)
       }
-      // Keys are almost always ASCII: at most three bytes a char covers any UTF-8 encoding of them.
-      ensure(3 * key.length + length + seq.length)
+      val encoded = if (isAscii(key)) null else key.getBytes(UTF_8) // keys are almost always ASCII
+      val keyBytes = if (encoded == null) key.length else encoded.length
+      ensure(keyBytes + length + seq.length)
       bounds(3 * n) = end
-      end = putString(key, end)
+      if (encoded == null) {
+        var k = 0
+        while (k < key.length) { bytes(end + k) = key.charAt(k).toByte; k += 1 }
+      } else System.arraycopy(encoded, 0, bytes, end, encoded.length)
+      end += keyBytes
       bounds(3 * n + 1) = end
       System.arraycopy(data, offset, bytes, end, length)
       end += length
@@ -155,23 +178,17 @@ object RecordBlock {
     private def ensure(more: Int): Unit =
       if (bytes.length - end < more) bytes = java.util.Arrays.copyOf(bytes, math.max(2 * bytes.length, end + more))
 
-    private def putString(s: String, at: Int): Int = {
+    private def isAscii(s: String): Boolean = {
       var k = 0
-      var ascii = true
-      while (ascii && k < s.length) { val c = s.charAt(k); if (c < 0x80) bytes(at + k) = c.toByte else ascii = false; k += 1 }
-      if (ascii) at + s.length
-      else {
-        val encoded = s.getBytes(UTF_8)
-        System.arraycopy(encoded, 0, bytes, at, encoded.length)
-        at + encoded.length
-      }
+      while (k < s.length && s.charAt(k) < 0x80) k += 1
+      k == s.length
     }
 
     /** The block; trims the byte array when the guess was far too large (a block may be held for a while). */
     def result(): RecordBlock = {
       bounds(3 * n) = end
       val held = if (bytes.length > end + end / 4 + 64) java.util.Arrays.copyOf(bytes, end) else bytes
-      new RecordBlock(held, bounds, subs, arrivals, 0, n)
+      new RecordBlock(held, bounds, subs, arrivals, n, 0, n)
     }
   }
 }

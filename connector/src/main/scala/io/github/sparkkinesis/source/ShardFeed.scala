@@ -119,7 +119,7 @@ final class ShardFeed(
       val n = head.countAtOrBefore(a)
       heldBytes -= head.heapBytes(0, n)
       records.pollFirst()
-      if (n < head.size) { records.addFirst(head.drop(n)); done = true }
+      if (n < head.size) { records.addFirst(head.drop(n).compact()); done = true }
     }
   }
 
@@ -189,7 +189,7 @@ final class ShardFeed(
     }
     if (kept < admitted) spilled = true
     val added = block.heapBytes(0, kept)
-    if (kept > 0) records.addLast(block.take(kept))
+    if (kept > 0) records.addLast(block.take(kept).compact())
     heldBytes += added
     if (admitted > 0) readTo = block.position(admitted - 1)
     if (n > 0) {

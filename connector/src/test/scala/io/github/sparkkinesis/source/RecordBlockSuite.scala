@@ -51,6 +51,10 @@ class RecordBlockSuite extends AnyFunSuite {
     assert(b.heapBytes(0, 4) == (0 until 4).map(b.heapBytes).sum && tail.heapBytes(0, 2) == b.heapBytes(1, 3))
     assert(b.slice(3, 99).size == 1 && b.slice(5, 9).isEmpty && RecordBlock.empty.lastPosition.isEmpty)
     assertThrows[IndexOutOfBoundsException](tail.keyString(2))
+    val own = b.drop(3).compact()
+    assert(own.record(0).partitionKey == "d" && own.lastPosition.contains(After("4", 0)) &&
+      own.heapBytes(0, 1) == b.heapBytes(3, 4), "a compacted view holds its own records only")
+    assert(b.compact() eq b, "a whole block is already compact")
   }
 
   private def aggregate(keys: Seq[String], records: Seq[(Int, String)]): Array[Byte] = {
