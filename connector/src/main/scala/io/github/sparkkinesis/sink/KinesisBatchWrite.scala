@@ -7,13 +7,16 @@ import org.apache.spark.sql.connector.write.{BatchWrite, DataWriterFactory, Phys
  * abort: what was acknowledged stays in the stream (at-least-once), and a retried task writes its records again.
  */
 final class KinesisBatchWrite(config: SinkConfig, columns: SinkColumns) extends BatchWrite {
+  private lazy val ledger = RejectionLedger.open()
+
   override def createBatchWriterFactory(info: PhysicalWriteInfo): DataWriterFactory =
-    new KinesisDataWriterFactory(config, columns, config.streamName.map(StreamLimits.of(config.connection, _)))
+    new KinesisDataWriterFactory(config, columns, config.streamName.map(StreamLimits.of(config.connection, _)),
+      ledger.map(_._1))
 
   // Tasks share nothing to coordinate: a second attempt of a task just writes its records again.
   override def useCommitCoordinator(): Boolean = false
 
-  override def commit(messages: Array[WriterCommitMessage]): Unit = ()
+  override def commit(messages: Array[WriterCommitMessage]): Unit = ledger.foreach(_._2())
 
-  override def abort(messages: Array[WriterCommitMessage]): Unit = ()
+  override def abort(messages: Array[WriterCommitMessage]): Unit = ledger.foreach(_._2())
 }

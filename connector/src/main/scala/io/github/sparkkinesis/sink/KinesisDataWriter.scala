@@ -24,8 +24,8 @@ final case class KinesisWriterCommitMessage(records: Long, bytes: Long, throttle
  *
  * @param knownLimits the `streamName` stream's limits, learned on the driver; other streams are described here
  */
-final class KinesisDataWriter(config: SinkConfig, columns: SinkColumns, knownLimits: Option[StreamLimits])
-    extends DataWriter[InternalRow] {
+final class KinesisDataWriter(config: SinkConfig, columns: SinkColumns, knownLimits: Option[StreamLimits],
+    onRejected: String => Unit = _ => ()) extends DataWriter[InternalRow] {
   import KinesisDataWriter._
 
   private val metrics = new SinkTaskMetrics
@@ -87,10 +87,14 @@ final class KinesisDataWriter(config: SinkConfig, columns: SinkColumns, knownLim
 
   private def flushAll(): Unit = publishers.values.forEach(_.flush())
 
-  /** A record that can never be written: deliver everything accepted before it, then fail the task. */
+  /**
+   * A record that can never be written: deliver everything accepted before it, tell the driver (so Spark's
+   * retries of this task send nothing again, see [[RejectionLedger]]), then fail the task.
+   */
   private def rejected(error: KinesisSinkRecordException): Nothing = {
     try flushAll()
     catch { case NonFatal(e) => error.addSuppressed(e) }
+    try onRejected(error.getMessage) catch { case NonFatal(e) => error.addSuppressed(e) }
     throw error
   }
 

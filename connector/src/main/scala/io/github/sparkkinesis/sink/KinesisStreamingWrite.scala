@@ -11,12 +11,17 @@ final class KinesisStreamingWrite(config: SinkConfig, columns: SinkColumns, prog
     extends StreamingWrite {
   // Called for each micro-batch: stream limits are re-learned (through a per-JVM cache), so resharding and a
   // raised maximum record size are picked up without a restart.
+  // One ledger for the query's run, keyed by epoch: open until the run aborts an epoch (a rejected row fails the
+  // query), otherwise until the session ends — one small endpoint per run.
+  private lazy val ledger = RejectionLedger.open()
+
   override def createStreamingWriterFactory(info: PhysicalWriteInfo): StreamingDataWriterFactory =
-    new KinesisDataWriterFactory(config, columns, config.streamName.map(StreamLimits.of(config.connection, _)))
+    new KinesisDataWriterFactory(config, columns, config.streamName.map(StreamLimits.of(config.connection, _)),
+      ledger.map(_._1))
 
   override def useCommitCoordinator(): Boolean = false
 
   override def commit(epochId: Long, messages: Array[WriterCommitMessage]): Unit = progress.committed(messages)
 
-  override def abort(epochId: Long, messages: Array[WriterCommitMessage]): Unit = ()
+  override def abort(epochId: Long, messages: Array[WriterCommitMessage]): Unit = ledger.foreach(_._2())
 }

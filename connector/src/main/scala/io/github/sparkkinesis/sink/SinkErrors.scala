@@ -13,6 +13,11 @@ class KinesisSinkWriteException(message: String, cause: Throwable = null) extend
 
 /** Every message the sink shows a user, in one place so their wording stays consistent with SPEC §5. */
 object SinkErrors {
+  /** A retried task whose earlier attempt rejected a row: the same rows would meet the same row again. */
+  def rejectedBefore(message: String): KinesisSinkRecordException = new KinesisSinkRecordException(
+    s"An earlier attempt of this task rejected a row, so this retry sends nothing (the rows before it were " +
+      s"delivered once): $message")
+
   private val KeyShown = 40
 
   def schema(problem: String): KinesisSinkSchemaException =

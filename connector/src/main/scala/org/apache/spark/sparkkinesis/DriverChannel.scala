@@ -1,10 +1,11 @@
 package org.apache.spark.sparkkinesis
 
+import scala.concurrent.duration._
 import scala.util.control.NonFatal
 
 import org.apache.spark.SparkEnv
 import org.apache.spark.internal.Logging
-import org.apache.spark.rpc.{RpcEnv, ThreadSafeRpcEndpoint}
+import org.apache.spark.rpc.{RpcCallContext, RpcEnv, RpcTimeout, ThreadSafeRpcEndpoint}
 import org.apache.spark.util.RpcUtils
 
 /**
@@ -14,15 +15,21 @@ import org.apache.spark.util.RpcUtils
  */
 object DriverChannel extends Logging {
 
+  private val AskTimeout = new RpcTimeout(10.seconds, "spark-kinesis driver channel")
+
   /**
    * On the driver: an endpoint `name` whose messages go to `onMessage` (on Spark's RPC dispatcher: keep it
-   * short). Returns the function that removes it, or None when there is no Spark environment.
+   * short); what it returns answers an [[ask]]. Returns the function that removes it, or None when there is no
+   * Spark environment.
    */
-  def listen(name: String)(onMessage: Any => Unit): Option[() => Unit] = Option(SparkEnv.get).flatMap { env =>
+  def listen(name: String)(onMessage: Any => Any): Option[() => Unit] = Option(SparkEnv.get).flatMap { env =>
     try {
       val endpoint = new ThreadSafeRpcEndpoint {
         override val rpcEnv: RpcEnv = env.rpcEnv
         override def receive: PartialFunction[Any, Unit] = { case message => onMessage(message) }
+        override def receiveAndReply(context: RpcCallContext): PartialFunction[Any, Unit] = {
+          case message => context.reply(onMessage(message))
+        }
       }
       val ref = env.rpcEnv.setupEndpoint(name, endpoint)
       Some(() => env.rpcEnv.stop(ref))
@@ -35,10 +42,22 @@ object DriverChannel extends Logging {
    * On an executor: a function that sends a message to the driver's endpoint `name` without waiting, or None
    * when it cannot be reached. Finding the endpoint asks the driver, so call this from a task, not a hot path.
    */
-  def connect(name: String): Option[Any => Unit] = Option(SparkEnv.get).flatMap { env =>
+  def connect(name: String): Option[Any => Unit] = link(name).map(ref =>
+    (message: Any) => try ref.send(message) catch { case NonFatal(e) => logDebug(s"Signal to $name lost", e) })
+
+  /**
+   * On an executor: the driver endpoint `name`'s answer to `message` (waiting up to 10 s), or None when it cannot
+   * be reached or does not answer.
+   */
+  def ask(name: String, message: Any): Option[Any] = link(name).flatMap { ref =>
+    try Option(ref.askSync[Any](message, AskTimeout)) catch {
+      case NonFatal(e) => logInfo(s"The driver endpoint $name did not answer (${e.getMessage})"); None
+    }
+  }
+
+  private def link(name: String) = Option(SparkEnv.get).flatMap { env =>
     try {
-      val ref = RpcUtils.makeDriverRef(name, env.conf, env.rpcEnv)
-      Some((message: Any) => try ref.send(message) catch { case NonFatal(e) => logDebug(s"Signal to $name lost", e) })
+      Some(RpcUtils.makeDriverRef(name, env.conf, env.rpcEnv))
     } catch {
       case NonFatal(e) => logInfo(s"The driver endpoint $name cannot be reached (${e.getMessage}); this executor " +
         "will not signal it"); None

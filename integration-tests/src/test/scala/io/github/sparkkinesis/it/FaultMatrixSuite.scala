@@ -140,6 +140,22 @@ class FaultMatrixSuite extends AnyFunSuite with SimulatorSourceTest {
     assert(duplicated.forall(killedTask.contains), s"duplicates from tasks that did not fail: ${duplicated.filterNot(killedTask.contains).take(5)}")
   }
 
+  test("13. a row rejected for good: the task fails naming the column; Spark's retries send nothing again") {
+    val stream = newStream("rejected-row", 1)
+    val work = Files.createTempDirectory("sink-rejected-row-")
+    val n = 60
+    val run = SparkSubmitRun.start(work.resolve("spark-submit.log"), "local[2,4]", RejectedRowProbe.getClass,
+      Seq(endpoint.toString, stream, n.toString))
+    assert(run.awaitExit(Duration.ofMinutes(3)) == 0, s"the probe did not run to its end${run.context}")
+    assert(run.lines.contains("PROBE failed=true"), s"the write did not fail${run.context}")
+    val said = run.lines.filter(_.startsWith("PROBE message")).mkString("\n")
+    assert(said.contains("partitionKey"), s"the failure does not name the column: $said")
+    assert(said.contains("An earlier attempt of this task rejected a row"), s"no retry was refused: $said")
+    val stored = StreamContents.read(kinesis.client, stream).map(_.text)
+    info(s"rows before the bad one $n, stored ${stored.size}, distinct ${stored.distinct.size}")
+    assert(stored.sorted == (0 until n).map(_.toString).sorted, "the rows before the bad row, each stored once")
+  }
+
   test("3. the simulator restarted mid-query (it keeps no data): the query fails naming the stream, nothing read lost") {
     var own = KinesisSimulator.start()
     val client = new TestKinesis(own.endpoint)
