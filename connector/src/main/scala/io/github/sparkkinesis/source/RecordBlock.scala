@@ -64,14 +64,7 @@ final class RecordBlock private (
     if (c != 0) c else java.lang.Long.compare(subSequenceNumber(i), p.subSequenceNumber)
   }
 
-  /** Whether record i is at or before a range's end `to` (a shard end takes every record; no other end is planned). */
-  def reaches(i: Int, to: ShardPosition): Boolean = to match {
-    case t: ShardPosition.After => compareTo(i, t) <= 0
-    case ShardPosition.ShardEnd => true
-    case _ => false
-  }
-
-  /** How many leading records reach `to`. */
+  /** How many leading records reach a range's end `to` (a shard end takes every record; no other end is planned). */
   def countReaching(to: ShardPosition): Int = to match {
     case t: ShardPosition.After => countAtOrBefore(t)
     case ShardPosition.ShardEnd => size
