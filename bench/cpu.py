@@ -25,7 +25,8 @@ import tempfile
 
 from bench.env import RECENT_PROGRESS, Settings, Simulator, load, median, source_options, sql_conf
 from bench.jvmstats import JitCpu, ProcessCpu
-from bench.loops import JvmSdk, Rate
+from bench.loops import JvmSdk, Rate, quota_bytes_per_record
+from bench.paced import PacedLoop
 from bench.readers import connector_drain
 
 #: how long the idle JVM is watched for its background CPU
@@ -99,6 +100,29 @@ def measure(spark: Any, sim: Simulator, sdk: JvmSdk, cpu: ProcessCpu, shards: in
 
 #: how often the steady-state measure looks for a finished batch (each look is a py4j call building JSON)
 PROGRESS_POLL_SECONDS = 0.1
+#: the paced SDK loop's steady window, after its warm-up (it reads the steady measure's backlog again)
+PACED_WARMUP_SECONDS = 3.0
+PACED_SECONDS = 12.0
+
+
+def paced_steady(sdk: JvmSdk, cpu: ProcessCpu, jit: JitCpu, stream: str, shard_ids: list[str],
+                 record_bytes: int) -> dict[str, Any]:
+    """The raw SDK loop paced to the read quota like the connector (`bench.paced.PacedLoop`), from TRIM_HORIZON on
+    the same backlog: its CPU per record over a window after a warm-up. The like-for-like baseline of the steady
+    figure: both read at the quota, so both pay what a second costs, not only what a record costs."""
+    loop = PacedLoop(sdk, stream, shard_ids, quota_bytes_per_record(record_bytes))
+    loop.start()
+    try:
+        time.sleep(PACED_WARMUP_SECONDS)  # a warm-up window, not a wait for a condition
+        r0, c0, j0, t0 = loop.records, cpu.seconds(), jit.seconds(), time.monotonic()
+        time.sleep(PACED_SECONDS)  # the measurement window
+        r1, c1, j1, t1 = loop.records, cpu.seconds(), jit.seconds(), time.monotonic()
+    finally:
+        loop.stop()
+    n = max(1, r1 - r0)
+    return {"records": r1 - r0, "seconds": round(t1 - t0, 3), "jvmCpuSeconds": round(c1 - c0, 3),
+            "jitCpuSeconds": round(j1 - j0, 3), "cpuMicrosPerRecord": round((c1 - c0) * 1e6 / n, 3),
+            "withoutJitMicrosPerRecord": round(max(0.0, (c1 - c0) - (j1 - j0)) * 1e6 / n, 3)}
 
 
 def steady_state(spark: Any, sim: Simulator, sdk: JvmSdk, cpu: ProcessCpu, jit: JitCpu, shards: int,
@@ -129,6 +153,7 @@ def steady_state(spark: Any, sim: Simulator, sdk: JvmSdk, cpu: ProcessCpu, jit: 
                     time.sleep(PROGRESS_POLL_SECONDS)  # a poll interval, not a wait for a condition
             finally:
                 query.stop()
+        paced = paced_steady(sdk, cpu, jit, stream, sim.shard_ids(stream), record_bytes)
     finally:
         sim.delete(stream)
     first = marks[min(skip_batches, len(marks) - 2)]
@@ -138,7 +163,8 @@ def steady_state(spark: Any, sim: Simulator, sdk: JvmSdk, cpu: ProcessCpu, jit: 
     return {"records": n, "batches": len(marks) - 1, "skippedBatches": min(skip_batches, len(marks) - 2),
             "seconds": round(last[3] - first[3], 3), "jvmCpuSeconds": round(process, 3),
             "jitCpuSeconds": round(compiled, 3), "cpuMicrosPerRecord": round(process * 1e6 / n, 3),
-            "withoutJitMicrosPerRecord": round(max(0.0, process - compiled) * 1e6 / n, 3), **load()}
+            "withoutJitMicrosPerRecord": round(max(0.0, process - compiled) * 1e6 / n, 3), "pacedSdk": paced,
+            **load()}
 
 
 def run(spark: Any, sim: Simulator, settings: Settings) -> dict[str, Any]:
@@ -160,12 +186,17 @@ def run(spark: Any, sim: Simulator, settings: Settings) -> dict[str, Any]:
                 raw_nojit = shape["rawSdk"]["withoutJitMicrosPerRecord"]
                 shape["steadyRatioWithoutJit"] = (round(steady["withoutJitMicrosPerRecord"] / raw_nojit, 3)
                                                   if raw_nojit else None)
+                paced_nojit = steady["pacedSdk"]["withoutJitMicrosPerRecord"]
+                shape["steadyRatioToPacedWithoutJit"] = (round(steady["withoutJitMicrosPerRecord"] / paced_nojit, 3)
+                                                         if paced_nojit else None)
                 shapes.append(shape)
                 print(f"  CPU per record {record_bytes} B x {settings.cpu_shards} shard(s): connector "
                       f"{shape['connector']['cpuMicrosPerRecord']} us, raw SDK {shape['rawSdk']['cpuMicrosPerRecord']}"
                       f" us, ratio {shape['ratioToRawSdk']} (JIT compilers' CPU left out: {shape['ratioWithoutJit']});"
                       f" steady state {steady['cpuMicrosPerRecord']} us, without JIT {steady['withoutJitMicrosPerRecord']}"
-                      f" us, ratio {shape['steadyRatioWithoutJit']}", flush=True)
+                      f" us, ratio {shape['steadyRatioWithoutJit']}; paced SDK loop without JIT"
+                      f" {steady['pacedSdk']['withoutJitMicrosPerRecord']} us, ratio"
+                      f" {shape['steadyRatioToPacedWithoutJit']}", flush=True)
     finally:
         sdk.close()
     return {"backgroundCpuPerSecond": round(background, 4), "shapes": shapes}
