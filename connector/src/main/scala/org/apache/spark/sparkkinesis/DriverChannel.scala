@@ -59,8 +59,8 @@ object DriverChannel extends Logging {
     try {
       Some(RpcUtils.makeDriverRef(name, env.conf, env.rpcEnv))
     } catch {
-      case NonFatal(e) => logInfo(s"The driver endpoint $name cannot be reached (${e.getMessage}); this executor " +
-        "will not signal it"); None
+      case NonFatal(e) => logInfo(s"The driver endpoint $name cannot be reached from this executor (${e.getMessage})")
+        None
     }
   }
 }
