@@ -156,6 +156,24 @@ class KinesisSourceBuilder(_Builder):
         check_str("interval", interval)
         return self._next(call(lambda: self._j.withMaxIdlePollInterval(interval)))
 
+    def withEnhancedFanOut(self, consumerName: str | None = None) -> KinesisSourceBuilder:
+        """Read with enhanced fan-out (``consumerMode=efo``): 2 MiB/s per shard for this query alone, pushed.
+        The consumer is ``consumerName`` on each stream, or one named after the query; registered if missing.
+
+        Example::
+
+            >>> KinesisSources.kinesis("clicks").withEnhancedFanOut("clicks-app").build(spark)
+        """
+        if consumerName is None:
+            return self._next(call(lambda: self._j.withEnhancedFanOut()))
+        check_str("consumerName", consumerName)
+        return self._next(call(lambda: self._j.withEnhancedFanOut(consumerName)))
+
+    def withRequireConsumerDeregistration(self, deregister: bool) -> KinesisSourceBuilder:
+        """Deregister the enhanced fan-out consumer the query registered when it stops (default: keep it)."""
+        check_bool("deregister", deregister)
+        return self._next(call(lambda: self._j.withRequireConsumerDeregistration(deregister)))
+
     def build(self, spark: SparkSession) -> DataFrame:
         """A streaming DataFrame of the source schema.
 

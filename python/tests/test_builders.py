@@ -34,6 +34,16 @@ def test_every_source_method_sets_its_option_and_options_is_the_exact_map(spark:
     assert "secret" not in repr(builder)
 
 
+def test_enhanced_fan_out_methods(spark: SparkSession) -> None:
+    assert KinesisSources.kinesis("s").withEnhancedFanOut().options() == {"streamName": "s", "consumerMode": "efo"}
+    assert KinesisSources.kinesis("s").withEnhancedFanOut("app").withRequireConsumerDeregistration(True).options() == {
+        "streamName": "s", "consumerMode": "efo", "consumerName": "app", "requireConsumerDeregistration": "true"}
+    with pytest.raises(TypeError, match="consumerName must be a str"):
+        KinesisSources.kinesis("s").withEnhancedFanOut(3)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="deregister must be a bool"):
+        KinesisSources.kinesis("s").withRequireConsumerDeregistration("yes")  # type: ignore[arg-type]
+
+
 def test_sink_methods_and_retry_strategies(spark: SparkSession) -> None:
     builder = KinesisSinks.kinesis("out").withMaxInFlightRequests(2).withPreserveKeyOrder(True)
     assert builder.withRetryStrategy(RetryStrategies.indefinitely(250)).options() == {

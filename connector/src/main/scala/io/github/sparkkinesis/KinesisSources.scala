@@ -49,6 +49,13 @@ final class KinesisSourceBuilder private[sparkkinesis] (protected val settings: 
   /** The longest an idle shard goes unpolled, e.g. "10s" (the default); "1s" polls every idle shard every second. */
   def withMaxIdlePollInterval(interval: String): KinesisSourceBuilder = set(MaxIdlePollInterval, interval)
 
+  /** Read with enhanced fan-out (`consumerMode=efo`) through a consumer named after the query, registered if missing. */
+  def withEnhancedFanOut(): KinesisSourceBuilder = set(ConsumerMode, "efo")
+  /** Read with enhanced fan-out through the consumer `consumerName` on each stream, registered if missing. */
+  def withEnhancedFanOut(consumerName: String): KinesisSourceBuilder = withEnhancedFanOut().set(ConsumerName, consumerName)
+  /** Deregister the enhanced fan-out consumer the query registered when it stops (default: keep it for restarts). */
+  def withRequireConsumerDeregistration(deregister: Boolean): KinesisSourceBuilder = set(RequireConsumerDeregistration, deregister)
+
   /** A streaming DataFrame of the source schema. */
   def build(spark: SparkSession): DataFrame = {
     SourceConfig(OptionReader(settings))

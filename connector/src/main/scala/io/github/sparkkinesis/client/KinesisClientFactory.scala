@@ -7,7 +7,7 @@ import software.amazon.awssdk.awscore.retry.AwsRetryStrategy
 import software.amazon.awssdk.core.client.config.ClientOverrideConfiguration
 import software.amazon.awssdk.http.Protocol
 import software.amazon.awssdk.http.apache5.Apache5HttpClient
-import software.amazon.awssdk.http.nio.netty.NettyNioAsyncHttpClient
+import software.amazon.awssdk.http.nio.netty.{Http2Configuration, NettyNioAsyncHttpClient}
 import software.amazon.awssdk.regions.Region
 import software.amazon.awssdk.regions.providers.DefaultAwsRegionProviderChain
 import software.amazon.awssdk.retries.api.RetryStrategy
@@ -30,12 +30,17 @@ object KinesisClientFactory {
 
   private val syncClients = new ConcurrentHashMap[ConnectionConfig, KinesisClient]()
   private val asyncClients = new ConcurrentHashMap[ConnectionConfig, KinesisAsyncClient]()
+  private val fanOutClients = new ConcurrentHashMap[ConnectionConfig, KinesisAsyncClient]()
 
   def sync(config: ConnectionConfig): KinesisClient =
     syncClients.computeIfAbsent(config, c => newSyncClient(c))
 
   def async(config: ConnectionConfig): KinesisAsyncClient =
     asyncClients.computeIfAbsent(config, c => newAsyncClient(c))
+
+  /** The client for enhanced fan-out subscriptions (SubscribeToShard): HTTP/2 whatever the endpoint's scheme. */
+  def fanOut(config: ConnectionConfig): KinesisAsyncClient =
+    fanOutClients.computeIfAbsent(config, c => newFanOutClient(c))
 
   /** The region the clients use: the option, else the AWS default region chain, else us-east-1. */
   def resolveRegion(config: ConnectionConfig): Region =
@@ -70,6 +75,41 @@ object KinesisClientFactory {
     config.endpoint.foreach(builder.endpointOverride)
     builder.build()
   }
+
+  /**
+   * SubscribeToShard exists only over HTTP/2, with prior knowledge on a plain-HTTP endpoint. One connection
+   * carries many subscriptions (one stream each), and HTTP/2's flow control is how a subscription stops pushing
+   * while the executor's buffer is full: the window is kept small so a paused subscription holds little. A ping
+   * finds a connection that died silently. A subscription lasts up to 5 minutes, so no call or attempt timeout.
+   */
+  private def newFanOutClient(config: ConnectionConfig): KinesisAsyncClient = {
+    val overrides = ClientOverrideConfiguration.builder()
+      .retryStrategy(retryStrategy(config.retry))
+      .addExecutionInterceptor(SdkCallStats)
+      .addExecutionInterceptor(CallNaming)
+      .build()
+    val builder = KinesisAsyncClient.builder()
+      .httpClientBuilder(NettyNioAsyncHttpClient.builder()
+        .protocol(Protocol.HTTP2)
+        .maxConcurrency(Int.MaxValue)
+        .http2Configuration((h: Http2Configuration.Builder) => h
+          .maxStreams(FanOutStreamsPerConnection)
+          .initialWindowSize(FanOutWindowBytes)
+          .healthCheckPingPeriod(java.time.Duration.ofSeconds(10)))
+        .connectionTimeout(config.timeouts.connect)
+        .readTimeout(FanOutReadTimeout))
+      .region(resolveRegion(config))
+      .credentialsProvider(credentialsProvider(config, config.credentials))
+      .overrideConfiguration(overrides)
+    config.endpoint.foreach(builder.endpointOverride)
+    builder.build()
+  }
+
+  /** Subscriptions sharing one HTTP/2 connection. */
+  private val FanOutStreamsPerConnection = 100L
+  private val FanOutWindowBytes = 512 * 1024
+  /** Kinesis sends events while a shard is quiet too (empty ones, every few seconds): a minute without is a dead subscription. */
+  private val FanOutReadTimeout = java.time.Duration.ofSeconds(60)
 
   /**
    * The async client speaks HTTP/2 by default, which Kinesis negotiates by ALPN over TLS. Over plain HTTP

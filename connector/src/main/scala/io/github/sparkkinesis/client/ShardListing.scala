@@ -8,9 +8,9 @@ import software.amazon.awssdk.services.kinesis.model.{ListShardsRequest, Shard}
 /** ListShards for the source's discovery and the sink's shard map alike. */
 object ShardListing {
   /** Every shard of `stream`, open and closed, following ListShards' pages (a page holds up to 1000 shards). */
-  def all(client: KinesisClient, stream: String): Vector[Shard] = {
+  def all(client: KinesisClient, stream: String, streamArn: Option[String] = None): Vector[Shard] = {
     val out = Vector.newBuilder[Shard]
-    var request = ListShardsRequest.builder().streamName(stream).build()
+    var request = streamArn.fold(ListShardsRequest.builder().streamName(stream))(ListShardsRequest.builder().streamARN(_)).build()
     var more = true
     while (more) {
       val response = client.listShards(request)

@@ -11,7 +11,8 @@ object KinesisOptions {
     KinesisOption(key, Option(default).filter(_.nonEmpty), doc, scope, secret)
 
   // Where and as whom.
-  val StreamName = opt("streamName", "required", "stream to read or write; a comma-separated list reads several streams")
+  val StreamName = opt("streamName", "required (or streamARN)", "stream to read or write; a comma-separated list reads several streams")
+  val StreamARN = opt("streamARN", null, "the streams' ARNs instead of (or matching) streamName, comma-separated; the source then names them by ARN in its calls (a stream of another account, through its resource policy), the sink writes by name")
   val Region = opt("region", "AWS default region chain, else us-east-1", "AWS region")
   val Endpoint = opt("endpoint", "the region's endpoint", "custom endpoint URL (emulators, VPC endpoints, proxies)")
   val AwsAccessKey = opt("awsAccessKey", null, "static credentials: access key id", secret = true)
@@ -46,9 +47,11 @@ object KinesisOptions {
   val ShardFetchInterval = opt("shardFetchInterval", "1s", "how often shards are listed to discover resharding", Source)
   val FetchBufferSize = opt("fetchBufferSize", "auto (1/8 of the executor heap)", "bytes of prefetched records one executor holds (all shards, all queries); prefetching pauses when full (e.g. 256mb)", Source)
   val FailOnDataLoss = opt("failOnDataLoss", "true", "fail when records the query has not read can no longer be read (expired past retention, stream recreated), or warn and go on with what is left", Source)
-  val ConsumerMode = opt("consumerMode", "polling", "polling (GetRecords) or efo (enhanced fan-out)", Source)
-  val ConsumerName = opt("consumerName", "derived from the query", "enhanced fan-out consumer name", Source)
-  val RequireConsumerDeregistration = opt("requireConsumerDeregistration", "false", "deregister the enhanced fan-out consumer when the query stops", Source)
+  val ConsumerMode = opt("consumerMode", "polling", "polling (GetRecords, shares each shard's 2 MiB/s with every polling reader) or efo (enhanced fan-out: SubscribeToShard, 2 MiB/s per shard for this query alone; streaming queries only, batch reads poll)", Source)
+  val ConsumerName = opt("consumerName", "consumerNamePrefix + the query id", "with consumerMode=efo: the consumer registered on each stream read (reused when it exists)", Source)
+  val ConsumerNamePrefix = opt("consumerNamePrefix", "spark-kinesis_", "with consumerMode=efo and no consumerName: the prefix of the derived consumer name", Source)
+  val RegisteredConsumerId = opt("registeredConsumerId", null, "with consumerMode=efo: ARNs of consumers registered beforehand, one per stream (comma-separated); never deregistered by the query", Source)
+  val RequireConsumerDeregistration = opt("requireConsumerDeregistration", "false", "with consumerMode=efo: deregister the consumer the query registered when it stops", Source)
 
   // Sink.
   val MaxRecordsPerRequest = opt("maxRecordsPerRequest", "500", "records per PutRecords request (1..500)", Sink)
@@ -63,11 +66,12 @@ object KinesisOptions {
   val AggregationLingerMs = opt("aggregationLingerMs", "100", "with aggregation=kpl: the longest, in ms, a user record waits for company in an aggregate before it is sent (1..60000)", Sink)
 
   val all: Seq[KinesisOption] = Seq(
-    StreamName, Region, Endpoint, AwsAccessKey, AwsSecretKey, AwsSessionToken, RoleArn, RoleExternalId,
+    StreamName, StreamARN, Region, Endpoint, AwsAccessKey, AwsSecretKey, AwsSessionToken, RoleArn, RoleExternalId,
     RoleSessionName, StsEndpoint, AwsProfile, RetryMaxAttempts, RetryInitialBackoff, RetryMaxBackoff,
     ApiCallTimeout, ApiCallAttemptTimeout, ConnectTimeout, InitialPosition, InitialTimestamp, EndingPosition,
     MaxRecordsPerFetch, MaxFetchRate, MinFetchPeriod, MaxIdlePollInterval, MaxFetchDuration, MaxRecordsPerTrigger, MaxBytesPerTrigger,
-    ShardsPerTask, ShardFetchInterval, FetchBufferSize, FailOnDataLoss, ConsumerMode, ConsumerName, RequireConsumerDeregistration,
+    ShardsPerTask, ShardFetchInterval, FetchBufferSize, FailOnDataLoss, ConsumerMode, ConsumerName,
+    ConsumerNamePrefix, RegisteredConsumerId, RequireConsumerDeregistration,
     MaxRecordsPerRequest, MaxBytesPerRequest, MaxInFlightRequests, PreserveKeyOrder, ClusterByPartitionKey,
     FlowControl, Aggregation, AggregationMaxBytes, AggregationMaxRecords, AggregationLingerMs)
 

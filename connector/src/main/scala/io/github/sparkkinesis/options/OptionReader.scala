@@ -81,9 +81,33 @@ final class OptionReader(raw: Map[String, String]) {
     u
   }
 
-  /** The stream names in `streamName`, in the order given, without duplicates. */
-  def streamNames: Seq[String] = {
-    val v = required(StreamName, "the name of a Kinesis stream (or several, comma-separated)")
+  /** The stream names in `streamName` (or the streams of `streamARN`), in the order given, without duplicates. */
+  def streamNames: Seq[String] =
+    if (get(StreamName).isEmpty && get(StreamARN).isDefined) streamArns.keys.toSeq.sortBy(streamArnOrder)
+    else namesOfStreamName
+
+  /**
+   * The ARNs in `streamARN`, by stream name: requests then name those streams by ARN, which reading a stream of
+   * another account through its resource policy requires. With `streamName` too, both must name the same streams.
+   */
+  lazy val streamArns: Map[String, String] = get(StreamARN).map { v =>
+    val arns = v.split(',').map(_.trim).toSeq
+    val accepted = "stream ARNs (arn:aws:kinesis:<region>:<account>:stream/<name>), comma-separated"
+    val byName = arns.map {
+      case a @ OptionReader.StreamArn(name) => name -> a
+      case _ => fail(StreamARN, v, accepted)
+    }
+    if (byName.map(_._1).distinct.size != byName.size) fail(StreamARN, v, "one ARN per stream")
+    if (get(StreamName).isDefined && namesOfStreamName.toSet != byName.map(_._1).toSet)
+      fail(StreamARN, v, s"the streams of streamName (${namesOfStreamName.mkString(", ")}), or leave streamName out")
+    byName.toMap
+  }.getOrElse(Map.empty)
+
+  private def streamArnOrder(name: String): Int =
+    get(StreamARN).map(_.split(',').map(_.trim).indexWhere(_.endsWith(s"/$name"))).getOrElse(0)
+
+  private def namesOfStreamName: Seq[String] = {
+    val v = required(StreamName, "the name of a Kinesis stream (or several, comma-separated), or give streamARN")
     val names = v.split(',').map(_.trim).toSeq
     if (names.exists(_.isEmpty)) fail(StreamName, v, "stream names separated by commas, none empty")
     val bad = names.find(n => n.length > 128 || !n.matches("[a-zA-Z0-9_.-]+"))
@@ -159,6 +183,8 @@ final class OptionReader(raw: Map[String, String]) {
 }
 
 object OptionReader {
+  private val StreamArn = """arn:aws[a-z-]*:kinesis:[a-z0-9-]+:\d{12}:stream/([a-zA-Z0-9_.-]{1,128})""".r
+
   def apply(options: CaseInsensitiveStringMap): OptionReader =
     new OptionReader(options.asCaseSensitiveMap().asScala.toMap)
 

@@ -39,6 +39,10 @@ final class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: St
   /** The groups behind the last offset returned: the batch's tasks are cut exactly as the snapshot's were. */
   private var lastPlan: Option[(KinesisSourceOffset, Seq[Seq[ShardKey]])] = None
 
+  /** `consumerMode=efo`: this query's consumers, resolved before the first snapshot (see [[readConfig]]). */
+  private val consumers = config.fanOut.map(new FanOutConsumers(config, _, derivedConsumerName(checkpointLocation)))
+  @volatile private var resolved: Option[SourceConfig] = None
+
   @volatile private var initial: Option[KinesisSourceOffset] = None
   @volatile private var context: Option[SparkContext] = None
 
@@ -74,6 +78,21 @@ final class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: St
     logInfo(s"Trigger.AvailableNow: reading records that arrived up to ${availableNowCutoff.get}")
   }
 
+  /** The options as executors read with them: with the ARNs of the enhanced fan-out consumers, once ACTIVE. */
+  private def readConfig: SourceConfig = synchronized {
+    resolved.getOrElse {
+      val withArns = consumers.zip(config.fanOut) match {
+        case Some((c, fanOut)) =>
+          val arns = c.resolve()
+          progress.registeredConsumers(arns.size)
+          config.copy(fanOut = Some(fanOut.copy(consumerArns = arns)))
+        case None => config
+      }
+      resolved = Some(withArns)
+      withArns
+    }
+  }
+
   override def latestOffset(startOffset: Offset, limit: ReadLimit): Offset = {
     val start = KinesisSourceOffset.from(startOffset)
     planner.checkStreams(start)
@@ -95,7 +114,8 @@ final class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: St
     context = Some(sc)
     // A catch-up (the last snapshot saw shards behind their tip) gathers for up to CatchUpBatch since that snapshot.
     val fill = if (!lastBehind) 0L else math.max(0L, CatchUpBatch.toNanos - (System.nanoTime() - lastSnapshotNanos))
-    def snapshot(linger: Long) = SnapshotJob.run(sc, SnapshotSpec(sourceId, config, availableNowCutoff,
+    val feedConfig = readConfig
+    def snapshot(linger: Long) = SnapshotJob.run(sc, SnapshotSpec(sourceId, feedConfig, availableNowCutoff,
       SnapshotWait(linger, untilCaughtUp = false, fill), driverListens = listening), groups,
       if (periodic) "periodic, idle stream" else "")
     val linger = if (lastAdvanced || executorsSignal) 0L else IdleWait.toNanos
@@ -137,7 +157,7 @@ final class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: St
       case None => planner.taskGroups(ranges)(_.key) // a batch planned before a restart: nothing is buffered yet
     }
     grouped.map { group =>
-      KinesisInputPartition(sourceId, config, group, FetchPlanner.ownerOf(group.map(_.key), owners)): InputPartition
+      KinesisInputPartition(sourceId, readConfig, group, FetchPlanner.ownerOf(group.map(_.key), owners)): InputPartition
     }.toArray
   }
 
@@ -153,6 +173,7 @@ final class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: St
     Prefetcher.release(sourceId)
     val here = SnapshotJob.executorLocation()
     context.foreach(sc => SnapshotJob.release(sc, sourceId, owners.values.toSeq.distinct.filter(_ != here).sorted))
+    consumers.foreach(_.stop())
   }
 
   override def metrics(latestConsumedOffset: Optional[Offset]): java.util.Map[String, String] =
@@ -162,6 +183,17 @@ final class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: St
 }
 
 object KinesisMicroBatchStream {
+  /**
+   * The query's id, which its checkpoint keeps across restarts (a restarted query finds its consumer again):
+   * Spark sets it on the query's thread before the sources are made. Else a digest of the checkpoint location.
+   */
+  def derivedConsumerName(checkpointLocation: String): String =
+    Option(SparkSession.active.sparkContext.getLocalProperty(QueryIdProperty)).getOrElse {
+      val digest = java.security.MessageDigest.getInstance("SHA-256").digest(checkpointLocation.getBytes("UTF-8"))
+      digest.take(16).map(b => f"${b & 0xff}%02x").mkString
+    }
+
+  private val QueryIdProperty = "sql.streaming.queryId"
   /** While nothing arrives and executors cannot signal the driver, how long a snapshot waits on them for records. */
   val IdleWait: java.time.Duration = java.time.Duration.ofSeconds(1)
   /** While nothing arrives, how long a trigger waits for an executor's signal before it reports nothing new. */

@@ -11,12 +11,14 @@ import software.amazon.awssdk.services.kinesis.model.{ExpiredIteratorException, 
 
 /**
  * One read strategy of the prefetcher: a shard read forward with GetRecords on the async client, so one executor
- * keeps calls to many shards in flight without a thread each. Enhanced fan-out will be another strategy behind
- * the same [[ShardFeed]]. One call at a time per fetcher (the feed sees to it); its state is handed from one
+ * keeps calls to many shards in flight without a thread each. Enhanced fan-out is the other strategy behind
+ * the same [[ShardFeed]] ([[FanOutFetcher]]). One call at a time per fetcher (the feed sees to it); its state is handed from one
  * call's completion to the next through the futures, which order the accesses.
  */
 final class PollingFetcher(client: KinesisAsyncClient, config: SourceConfig, key: ShardKey, start: ShardPosition,
-    tally: CallTally) extends Logging {
+    tally: CallTally) extends ShardFetcher with Logging {
+
+  override def pushed: Boolean = false
 
   @volatile private var position: ShardPosition = start
   @volatile private var iterator: Option[String] = None
@@ -24,7 +26,7 @@ final class PollingFetcher(client: KinesisAsyncClient, config: SourceConfig, key
   @volatile private var resumeRecord: Option[String] = None
 
   /** One GetRecords call of at most `limit` records after the last record returned. */
-  def poll(limit: Int): CompletableFuture[Poll] = poll(limit, renewed = false)
+  override def poll(limit: Int): CompletableFuture[Poll] = poll(limit, renewed = false)
 
   private def poll(limit: Int, renewed: Boolean): CompletableFuture[Poll] =
     if (position == ShardEnd) CompletableFuture.completedFuture(Poll(RecordBlock.empty, 0, 0, ended = true))
@@ -51,7 +53,7 @@ final class PollingFetcher(client: KinesisAsyncClient, config: SourceConfig, key
   private def currentIterator(): CompletableFuture[String] = iterator match {
     case Some(it) => CompletableFuture.completedFuture(it)
     case None =>
-      def request() = client.getShardIterator(ShardReader.iteratorRequest(key, position).toBuilder
+      def request() = client.getShardIterator(ShardReader.iteratorRequest(config, key, position).toBuilder
         .overrideConfiguration((o: AwsRequestOverrideConfiguration.Builder) => o.putExecutionAttribute(SdkCallStats.Tally, tally)).build())
         .thenApply[String](_.shardIterator())
       request().exceptionallyCompose { e =>

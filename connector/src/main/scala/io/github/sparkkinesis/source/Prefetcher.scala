@@ -44,10 +44,13 @@ object Prefetcher extends Logging {
    * running. Touched on the scheduler thread only.
    */
   private val readyToCall = new java.util.ArrayDeque[ShardFeed]()
+  /** Feeds whose records are pushed (enhanced fan-out), ready for their next answer: they take no call slot. */
+  private val pushedReady = new java.util.ArrayDeque[ShardFeed]()
   private val waitingForMemory = new java.util.ArrayDeque[ShardFeed]()
   @volatile private var callsInFlight = 0
   private val reReads = new ConcurrentHashMap[String, AtomicLong]()
   private val tallies = new ConcurrentHashMap[String, CallTally]()
+  private val fanOutTallies = new ConcurrentHashMap[String, FanOutTally]()
   private val signals = new ConcurrentHashMap[String, Object]()
   private val changeCounts = new ConcurrentHashMap[String, AtomicLong]()
   /** Sources whose query stopped (each stream instance has an id of its own), remembered for a while. */
@@ -124,8 +127,7 @@ object Prefetcher extends Logging {
         existing.commit(from).map(f => freed = f).isDefined) existing
       else {
         if (existing != null) stop(existing)
-        created = new ShardFeed(sourceId, key, from, config, cutoffMillis, spill,
-          new PollingFetcher(KinesisClientFactory.async(config.connection), config, key, from, tallyOf(sourceId)))
+        created = new ShardFeed(sourceId, key, from, config, cutoffMillis, spill, fetcher(sourceId, config, key, from, spill))
         created
       })
     touch(feed)
@@ -134,6 +136,17 @@ object Prefetcher extends Logging {
     if (freed > 0 || created != null) wakeWaitingForMemory()
     feed
   }
+
+  /**
+   * How a feed reads: through the query's enhanced fan-out consumer when it has one for the stream, else by
+   * polling. Batch reads poll (a range read once needs no subscription).
+   */
+  private def fetcher(sourceId: String, config: SourceConfig, key: ShardKey, from: ShardPosition, spill: Boolean): ShardFetcher =
+    config.fanOut.flatMap(_.consumerArns.get(key.stream)).filter(_ => !spill) match {
+      case Some(arn) => new FanOutFetcher(KinesisClientFactory.fanOut(config.connection), config, key, arn, from,
+        tallyOf(sourceId), fanOutTallyOf(sourceId))
+      case None => new PollingFetcher(KinesisClientFactory.async(config.connection), config, key, from, tallyOf(sourceId))
+    }
 
   /** The feed of a shard for a batch task, marked as used. */
   def get(sourceId: String, key: ShardKey): Option[ShardFeed] = Option(feeds.get((sourceId, key))).map { f => touch(f); f }
@@ -163,6 +176,7 @@ object Prefetcher extends Logging {
   private def forget(sourceId: String): Unit = {
     reReads.remove(sourceId)
     tallies.remove(sourceId)
+    fanOutTallies.remove(sourceId)
     activity.remove(sourceId)
     signals.remove(sourceId)
     changeCounts.remove(sourceId)
@@ -171,6 +185,9 @@ object Prefetcher extends Logging {
 
   /** The calls this JVM made for a source's feeds, since they started here. */
   def tallyOf(sourceId: String): CallTally = tallies.computeIfAbsent(sourceId, _ => new CallTally)
+
+  /** What enhanced fan-out did in this JVM for a source's feeds. */
+  def fanOutTallyOf(sourceId: String): FanOutTally = fanOutTallies.computeIfAbsent(sourceId, _ => new FanOutTally)
 
   def countReRead(sourceId: String): Unit = reReads.computeIfAbsent(sourceId, _ => new AtomicLong()).incrementAndGet()
   def reReadCount(sourceId: String): Long = Option(reReads.get(sourceId)).map(_.get()).getOrElse(0L)
@@ -235,6 +252,7 @@ object Prefetcher extends Logging {
     // Its call gives back its slot and reservation now: with retries until success (the default), a call of a
     // stopped query to an endpoint gone away would otherwise hold them for good.
     Option(feed.inFlight).foreach(_.cancel(false))
+    Option(feed.fetcher).foreach(_.close())
     changed(feed.sourceId) // a snapshot waiting on it must not wait for it any more
   }
 
@@ -248,7 +266,7 @@ object Prefetcher extends Logging {
     if (feed.finished) return
     val wait = feed.nextCallNanos - System.nanoTime()
     if (wait > 0) return dispatchIn(feed, wait)
-    readyToCall.addLast(feed)
+    if (feed.fetcher.pushed) pushedReady.addLast(feed) else readyToCall.addLast(feed)
     startCalls()
   }
 
@@ -261,18 +279,22 @@ object Prefetcher extends Logging {
       val limit = bufferLimit(feed.config)
       math.min(limit - held.get(), ShardFeed.AnswerHeapFactor * limit / InFlightShare) - reserved.get()
     }
-    // Space freed (a commit, a call's answer smaller than it might have been): the longest waiting go first.
-    while (!waitingForMemory.isEmpty && free(waitingForMemory.peekFirst()) > 0) readyToCall.addFirst(waitingForMemory.pollLast())
-    while (callsInFlight < MaxCallsInFlight && !readyToCall.isEmpty) {
-      val feed = readyToCall.pollFirst()
+    def start(feed: ShardFeed): Unit =
       if (feed.finished) ()
       else if (!feed.spill && free(feed) <= 0) waitingForMemory.addLast(feed)
       else call(feed, math.max(free(feed), 1L))
+    // Space freed (a commit, a call's answer smaller than it might have been): the longest waiting go first.
+    while (!waitingForMemory.isEmpty && free(waitingForMemory.peekFirst()) > 0) {
+      val feed = waitingForMemory.pollLast()
+      if (feed.fetcher.pushed) pushedReady.addFirst(feed) else readyToCall.addFirst(feed)
     }
+    while (!pushedReady.isEmpty) start(pushedReady.pollFirst())
+    while (callsInFlight < MaxCallsInFlight && !readyToCall.isEmpty) start(readyToCall.pollFirst())
   }
 
   private def call(feed: ShardFeed, free: Long): Unit = {
-    callsInFlight += 1
+    val slot = !feed.fetcher.pushed
+    if (slot) callsInFlight += 1
     val startedNanos = System.nanoTime()
     val plan = feed.nextCall(free, ShardReader.callTargetBytes(feed.config))
     val expected = ShardFeed.AnswerHeapFactor * plan.answerBytes
@@ -281,14 +303,14 @@ object Prefetcher extends Logging {
     feed.inFlight = call
     if (feed.stopped) call.cancel(false) // stopped while the call was being made
     // A call that never ends would hold its slot and its reservation for good: the SDK's own timeouts should end
-    // it first, this bounds it whatever happens.
-    call.orTimeout(CallTimeout.toMillis, TimeUnit.MILLISECONDS).whenComplete { (poll: Poll, error: Throwable) =>
+    // it first, this bounds it whatever happens. A pushed answer waits as long as its shard is quiet.
+    (if (slot) call.orTimeout(CallTimeout.toMillis, TimeUnit.MILLISECONDS) else call).whenComplete { (poll: Poll, error: Throwable) =>
       try {
         reserved.addAndGet(-expected)
         completed(feed, poll, error, startedNanos)
       } catch {
         case NonFatal(e) => logWarning(s"Taking the answer for ${feed.key} failed", e); feed.onFailure(e)
-      } finally scheduler.execute { () => callsInFlight -= 1; startCalls() } // its reservation is back: waiters may go
+      } finally scheduler.execute { () => if (slot) callsInFlight -= 1; startCalls() } // its reservation is back: waiters may go
     }
   }
 
@@ -306,7 +328,7 @@ object Prefetcher extends Logging {
         feed.config.minFetchPeriod, feed.config.maxIdlePollInterval)
       // Spaced from the call's start, as Kinesis counts calls and bytes when it serves them: a call's own time
       // is not lost from the shard's quota (measured: 0.91-0.95 of the quota paced from the answer instead).
-      feed.nextCallNanos = startedNanos + math.max(pace, idle)
+      feed.nextCallNanos = if (feed.fetcher.pushed) System.nanoTime() else startedNanos + math.max(pace, idle)
       if (feed.stopped) held.addAndGet(-feed.release())
     }
     // Waiters re-check only when what they wait for may have changed: an idle shard's empty answer changes nothing.

@@ -23,7 +23,7 @@ final class ShardDiscovery(config: SourceConfig) {
   def invalidate(): Unit = listings.clear()
 
   private def listShards(stream: String): Seq[ShardMeta] =
-    try ShardListing.all(client, stream).map(meta(stream, _))
+    try ShardListing.all(client, stream, config.streamArn(stream)).map(meta(stream, _))
     catch {
       case e: ResourceNotFoundException => throw ShardDiscovery.streamNotFound(stream, config.connection, e)
       // query.stop() interrupts the driver: Spark recognizes a stop by an InterruptedException, not the SDK's wrapper.

@@ -34,7 +34,7 @@ final class ShardFeed(
     val config: SourceConfig,
     val cutoffMillis: Option[Long],
     val spill: Boolean,
-    val fetcher: PollingFetcher) {
+    val fetcher: ShardFetcher) {
 
   private var base: ShardPosition = start
   private val records = new ArrayDeque[RecordBlock]()

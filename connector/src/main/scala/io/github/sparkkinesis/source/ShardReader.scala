@@ -53,10 +53,10 @@ final class ShardReader(client: KinesisClient, config: SourceConfig, val key: Sh
   }
 
   private def currentIterator(): String = iterator.getOrElse {
-    val it = try client.getShardIterator(ShardReader.iteratorRequest(key, position)).shardIterator() catch {
+    val it = try client.getShardIterator(ShardReader.iteratorRequest(config, key, position)).shardIterator() catch {
       case e: KinesisException if ShardReader.isLostPosition(position, e) =>
         position = ShardReader.lostPosition(config, key, position, e)
-        client.getShardIterator(ShardReader.iteratorRequest(key, position)).shardIterator()
+        client.getShardIterator(ShardReader.iteratorRequest(config, key, position)).shardIterator()
     }
     iterator = Some(it)
     resumeRecord = ShardReader.resumeRecord(position)
@@ -72,27 +72,37 @@ object ShardReader {
   def getRecords(iterator: String, limit: Int): GetRecordsRequest =
     GetRecordsRequest.builder().shardIterator(iterator).limit(math.max(1, math.min(limit, 10000))).build()
 
-  def iteratorRequest(key: ShardKey, position: ShardPosition): GetShardIteratorRequest = {
-    val request = GetShardIteratorRequest.builder().streamName(key.stream).shardId(key.shardId)
-    position match {
-      case After(seq, Long.MaxValue) =>
-        request.shardIteratorType(ShardIteratorType.AFTER_SEQUENCE_NUMBER).startingSequenceNumber(seq)
-      case After(seq, _) =>
-        // Sub-records of `seq` may remain; decoding drops the ones already read.
-        request.shardIteratorType(ShardIteratorType.AT_SEQUENCE_NUMBER).startingSequenceNumber(seq)
-      case AtTimestamp(ms) => request.shardIteratorType(ShardIteratorType.AT_TIMESTAMP).timestamp(Instant.ofEpochMilli(ms))
-      case TrimHorizon => request.shardIteratorType(ShardIteratorType.TRIM_HORIZON)
-      case ShardEnd => throw new IllegalStateException(s"$key is already read to its end")
-    }
+  def iteratorRequest(config: SourceConfig, key: ShardKey, position: ShardPosition): GetShardIteratorRequest = {
+    val start = startOf(key, position)
+    val request = GetShardIteratorRequest.builder().shardId(key.shardId).shardIteratorType(start.kind)
+    config.streamArn(key.stream).fold(request.streamName(key.stream))(request.streamARN)
+    start.sequenceNumber.foreach(request.startingSequenceNumber)
+    start.timestamp.foreach(request.timestamp)
     request.build()
+  }
+
+  /** Where a read from `position` starts, for GetShardIterator and SubscribeToShard alike. */
+  final case class Start(kind: ShardIteratorType, sequenceNumber: Option[String], timestamp: Option[Instant])
+
+  def startOf(key: ShardKey, position: ShardPosition): Start = position match {
+    case After(seq, Long.MaxValue) => Start(ShardIteratorType.AFTER_SEQUENCE_NUMBER, Some(seq), None)
+    // Sub-records of `seq` may remain; decoding drops the ones already read.
+    case After(seq, _) => Start(ShardIteratorType.AT_SEQUENCE_NUMBER, Some(seq), None)
+    case AtTimestamp(ms) => Start(ShardIteratorType.AT_TIMESTAMP, None, Some(Instant.ofEpochMilli(ms)))
+    case TrimHorizon => Start(ShardIteratorType.TRIM_HORIZON, None, None)
+    case ShardEnd => throw new IllegalStateException(s"$key is already read to its end")
   }
 
   /**
    * The user records of a response that come after `position` (a resume AT a sequence number returns records
    * already read, inside an aggregate too), KPL aggregates split; bytes count data and partition keys as served.
    */
-  def decode(key: ShardKey, position: ShardPosition, response: GetRecordsResponse): Poll = {
-    val records = response.records()
+  def decode(key: ShardKey, position: ShardPosition, response: GetRecordsResponse): Poll =
+    decode(key, position, response.records(), response.millisBehindLatest(), ended = response.nextShardIterator() == null)
+
+  /** The same for records however they came (a GetRecords answer, an enhanced fan-out event). */
+  def decode(key: ShardKey, position: ShardPosition, records: java.util.List[Record], millisBehindLatest: java.lang.Long,
+      ended: Boolean): Poll = {
     var size = 0L
     val it = records.iterator()
     while (it.hasNext) {
@@ -113,8 +123,7 @@ object ShardReader {
         out.add(r.partitionKey(), data, 0, data.length, r.sequenceNumber(), 0L, arrival)
       }
     }
-    Poll(out.result(), bytes, Option(response.millisBehindLatest()).map(_.longValue).getOrElse(0L),
-      ended = response.nextShardIterator() == null)
+    Poll(out.result(), bytes, Option(millisBehindLatest).map(_.longValue).getOrElse(0L), ended)
   }
 
   /**
@@ -164,8 +173,13 @@ object ShardReader {
    * none that could be lost now.
    */
   def checkResumed(config: SourceConfig, key: ShardKey, position: ShardPosition, expected: String,
-      response: GetRecordsResponse): Option[String] = {
-    val first = response.records().asScala.headOption.map(_.sequenceNumber())
+      response: GetRecordsResponse): Option[String] =
+    checkResumed(config, key, position, expected, response.records().asScala.headOption.map(_.sequenceNumber()),
+      response.nextShardIterator() == null || Option(response.millisBehindLatest()).exists(_ == 0L))
+
+  /** The same for the first record of any answer; `atTipOrEnd`: an answer with none could not have held one. */
+  def checkResumed(config: SourceConfig, key: ShardKey, position: ShardPosition, expected: String,
+      first: Option[String], atTipOrEnd: Boolean): Option[String] =
     first match {
       case Some(seq) if seq == expected => None
       case Some(seq) =>
@@ -173,8 +187,7 @@ object ShardReader {
           s"first record left is $seq): it expired past the stream's retention, and so may records after it",
           s"from sequence number $seq")
         None
-      case None if response.nextShardIterator() == null || Option(response.millisBehindLatest()).exists(_ == 0L) => None
+      case None if atTipOrEnd => None
       case None => Some(expected)
     }
-  }
 }

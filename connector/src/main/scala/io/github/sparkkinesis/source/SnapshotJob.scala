@@ -16,11 +16,12 @@ final case class ShardSnapshot(key: ShardKey, from: ShardPosition, state: FeedSt
 }
 
 /**
- * One executor's view when a snapshot task ran: its SDK call counts, its re-reads and its buffer, for metrics;
+ * One executor's view when a snapshot task ran: its SDK call counts, its re-reads, its enhanced fan-out counts
+ * and its buffer, for metrics;
  * whether it will signal the driver when what it holds changes ([[DriverSignal]]).
  */
 final case class ExecutorStats(location: String, calls: CallCounts, reReads: Long, heldBytes: Long, bufferLimit: Long,
-    signalsDriver: Boolean = false)
+    signalsDriver: Boolean = false, fanOut: FanOutCounts = FanOutCounts.zero)
 
 /**
  * How long a snapshot task waits. It returns once every shard of its group has been polled at least once and
@@ -127,7 +128,7 @@ object SnapshotJob {
     }
     val mine = Prefetcher.feedsOf(sourceId)
     (snapshots, ExecutorStats(location, Prefetcher.tallyOf(sourceId).snapshot(), Prefetcher.reReadCount(sourceId),
-      mine.map(_.bytesHeld).sum, Prefetcher.bufferLimit(config), signals))
+      mine.map(_.bytesHeld).sum, Prefetcher.bufferLimit(config), signals, Prefetcher.fanOutTallyOf(sourceId).snapshot()))
   }
 
   /** The feed's own failure, unless it already says which shard (stream not found, data loss, denied access). */

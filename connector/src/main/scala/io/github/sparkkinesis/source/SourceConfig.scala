@@ -9,7 +9,7 @@ import scala.util.control.NonFatal
 import com.fasterxml.jackson.databind.{JsonNode, ObjectMapper}
 
 import io.github.sparkkinesis.client.ConnectionConfig
-import io.github.sparkkinesis.options.{KinesisOptionException, OptionReader}
+import io.github.sparkkinesis.options.{KinesisOption, KinesisOptionException, OptionReader}
 import io.github.sparkkinesis.options.KinesisOptions
 import io.github.sparkkinesis.options.KinesisOptions._
 
@@ -22,6 +22,17 @@ object InitialPosition {
   /** Explicit positions; shards not listed start at their trim horizon. */
   final case class PerShard(positions: Map[ShardKey, ShardPosition]) extends InitialPosition
 }
+
+/**
+ * `consumerMode=efo`: the consumer to register per stream (`consumerName`, else the prefix and the query id) or
+ * the ones given (`registeredConsumers`, ARNs), and the ARNs the driver resolved before the first snapshot.
+ */
+final case class FanOutConfig(
+    consumerName: Option[String],
+    consumerNamePrefix: String,
+    registeredConsumers: Seq[String],
+    deregisterOnStop: Boolean,
+    consumerArns: Map[String, String] = Map.empty)
 
 /** The source's options, parsed and validated once on the driver; shipped to executors with each task. */
 final case class SourceConfig(
@@ -38,7 +49,11 @@ final case class SourceConfig(
     shardFetchInterval: Duration,
     failOnDataLoss: Boolean,
     fetchBufferSize: Option[Long] = None,
-    maxIdlePollInterval: Duration = SourceConfig.DefaultMaxIdlePollInterval) {
+    maxIdlePollInterval: Duration = SourceConfig.DefaultMaxIdlePollInterval,
+    fanOut: Option[FanOutConfig] = None,
+    streamArns: Map[String, String] = Map.empty) {
+
+  def streamArn(stream: String): Option[String] = streamArns.get(stream)
 
   /**
    * Shards per task for `shards` shards: the option, or else as many as it takes to have no more tasks than Spark
@@ -58,11 +73,6 @@ object SourceConfig {
 
   def apply(reader: OptionReader): SourceConfig = {
     val streams = reader.streamNames
-    reader.oneOf(ConsumerMode, Seq("polling", "efo")).foreach {
-      case "efo" => throw new KinesisOptionException(
-        "Option 'consumerMode' = 'efo' (enhanced fan-out) is not available yet: use 'polling' (the default).")
-      case _ =>
-    }
     val maxFetchRate = reader.get(MaxFetchRate).map { v =>
       val rate = try v.toDouble catch { case _: NumberFormatException => reader.fail(MaxFetchRate, v, "a positive number of MB/s, at most 2") }
       if (!(rate > 0 && rate <= 2)) reader.fail(MaxFetchRate, v, "a positive number of MB/s, at most 2 (the per-shard read quota)")
@@ -82,7 +92,40 @@ object SourceConfig {
       shardFetchInterval = reader.duration(ShardFetchInterval, Duration.ofMillis(100)).getOrElse(Duration.ofSeconds(1)),
       failOnDataLoss = reader.boolean(FailOnDataLoss).getOrElse(true),
       fetchBufferSize = reader.bytes(FetchBufferSize, MinFetchBufferBytes, Long.MaxValue),
-      maxIdlePollInterval = reader.duration(MaxIdlePollInterval, KinesisMinFetchPeriod).getOrElse(DefaultMaxIdlePollInterval))
+      maxIdlePollInterval = reader.duration(MaxIdlePollInterval, KinesisMinFetchPeriod).getOrElse(DefaultMaxIdlePollInterval),
+      fanOut = fanOut(reader, streams),
+      streamArns = reader.streamArns)
+  }
+
+  private def fanOut(reader: OptionReader, streams: Seq[String]): Option[FanOutConfig] = {
+    // requireConsumerDeregistration=false asks for nothing, in either mode.
+    val efoOnly = Seq(ConsumerName, ConsumerNamePrefix, RegisteredConsumerId) ++
+      (if (reader.boolean(RequireConsumerDeregistration).contains(true)) Seq(RequireConsumerDeregistration) else Nil)
+    reader.oneOf(ConsumerMode, Seq("polling", "efo")).map(_.toLowerCase(java.util.Locale.ROOT)).getOrElse("polling") match {
+      case "polling" =>
+        efoOnly.find(o => reader.get(o).isDefined).foreach { o =>
+          throw new KinesisOptionException(s"Option '${o.key}' applies only with consumerMode=efo (enhanced " +
+            s"fan-out): set consumerMode=efo, or remove '${o.key}'.")
+        }
+        None
+      case _ =>
+        def name(o: KinesisOption, v: String) = {
+          if (!v.matches(FanOutConsumers.NamePattern)) reader.fail(o, v, "1 to 128 letters, digits, '_', '.' or '-'")
+          v
+        }
+        val registered = reader.get(RegisteredConsumerId).toSeq.flatMap(_.split(",").map(_.trim).filter(_.nonEmpty))
+        registered.find(!FanOutConsumers.isConsumerArn(_)).foreach(v => reader.fail(RegisteredConsumerId, v,
+          "consumer ARNs (arn:aws:kinesis:<region>:<account>:stream/<stream>/consumer/<name>:<created>), one per stream"))
+        if (registered.map(FanOutConsumers.streamOf).distinct.size != registered.size)
+          reader.fail(RegisteredConsumerId, registered.mkString(","), "at most one consumer ARN per stream")
+        val prefix = reader.get(ConsumerNamePrefix).map(name(ConsumerNamePrefix, _)).getOrElse("spark-kinesis_")
+        if (prefix.length > 90) reader.fail(ConsumerNamePrefix, prefix, "at most 90 characters (the query id follows it)")
+        Some(FanOutConfig(
+          consumerName = reader.get(ConsumerName).map(name(ConsumerName, _)),
+          consumerNamePrefix = prefix,
+          registeredConsumers = registered,
+          deregisterOnStop = reader.boolean(RequireConsumerDeregistration).getOrElse(false)))
+    }
   }
 
   private val accepted = "latest, trim_horizon, earliest, at_timestamp (with initialTimestamp), or a JSON map of " +

@@ -13,9 +13,12 @@ import io.github.sparkkinesis.client.CallCounts
 final class SourceProgress {
   private val callsSeen = mutable.Map.empty[String, CallCounts]
   private val reReadsSeen = mutable.Map.empty[String, Long]
+  private val fanOutSeen = mutable.Map.empty[String, FanOutCounts]
   private var snapshots: Seq[ShardSnapshot] = Nil
   private var calls = CallCounts(0, 0, 0, 0)
   private var reReads = 0L
+  private var fanOut = FanOutCounts.zero
+  private var consumers = 0
   private var heldBytes = 0L
   private var bufferLimit = 0L
   private var plannedBatch = true
@@ -27,13 +30,19 @@ final class SourceProgress {
     val newCalls = perExecutor.map { case (loc, s) => s.calls - callsSeen.getOrElse(loc, CallCounts(0, 0, 0, 0)) }
       .foldLeft(CallCounts(0, 0, 0, 0))(_ + _)
     val newReReads = perExecutor.map { case (loc, s) => s.reReads - reReadsSeen.getOrElse(loc, 0L) }.sum
+    val newFanOut = perExecutor.map { case (loc, s) => s.fanOut - fanOutSeen.getOrElse(loc, FanOutCounts.zero) }
+      .foldLeft(FanOutCounts.zero)(_ + _)
     calls = if (plannedBatch) newCalls else calls + newCalls
     reReads = if (plannedBatch) newReReads else reReads + newReReads
+    fanOut = if (plannedBatch) newFanOut else fanOut + newFanOut
     plannedBatch = latest.exists(_.advanced)
     heldBytes = perExecutor.values.map(_.heldBytes).sum
     bufferLimit = if (perExecutor.isEmpty) 0L else perExecutor.values.map(_.bufferLimit).min
-    perExecutor.foreach { case (loc, s) => callsSeen(loc) = s.calls; reReadsSeen(loc) = s.reReads }
+    perExecutor.foreach { case (loc, s) => callsSeen(loc) = s.calls; reReadsSeen(loc) = s.reReads; fanOutSeen(loc) = s.fanOut }
   }
+
+  /** Enhanced fan-out consumers the query reads through (one per stream), once registered. */
+  def registeredConsumers(n: Int): Unit = synchronized { consumers = n }
 
   def metrics(shards: Seq[ShardMeta]): Map[String, String] = synchronized {
     val behind = snapshots.flatMap(_.state.millisBehindLatest)
@@ -45,13 +54,17 @@ final class SourceProgress {
       "fetchBufferSize" -> bufferLimit,
       "numTotalShards" -> shards.size.toLong,
       "numClosedShards" -> shards.count(_.closed).toLong,
-      "numRegisteredConsumers" -> 0L,
+      "numRegisteredConsumers" -> consumers.toLong,
       "numAwsRateLimitErrors" -> calls.throttled,
       "kinesisCalls" -> calls.calls,
       "retries" -> calls.retries,
       "throttledCalls" -> calls.throttled,
       "serverErrors" -> calls.serverErrors,
-      "reReadRanges" -> reReads
+      "reReadRanges" -> reReads,
+      "subscriptions" -> fanOut.subscriptions,
+      "subscriptionRenewals" -> fanOut.renewals,
+      "fanOutEvents" -> fanOut.events,
+      "eventStreamErrors" -> fanOut.streamErrors
     ).map { case (k, v) => k -> v.toString } ++
       (if (behind.isEmpty) Map.empty[String, String] else Map(
         "avgMsBehindLatest" -> (behind.sum / behind.size).toString,

@@ -30,7 +30,7 @@ class OptionReaderSuite extends AnyFunSuite {
 
   test("the stream name is required, and several can be given") {
     assert(error()(_.streamNames) == "Option 'streamName' is required: set it to the name of a Kinesis stream " +
-      "(or several, comma-separated).")
+      "(or several, comma-separated), or give streamARN.")
     assert(reader("streamName" -> " a, b ,a").streamNames == Seq("a", "b"))
     assert(error("streamName" -> "a,,b")(_.streamNames).contains("none empty"))
     assert(error("streamName" -> "bad name")(_.streamNames).contains("('bad name' is not)"))

@@ -35,4 +35,35 @@ class SourceConfigSuite extends AnyFunSuite {
     assert(error("maxFetchRate" -> "5").contains("at most 2 (the per-shard read quota)"))
     assert(error("shardsPerTask" -> "0").contains("'shardsPerTask': expected an integer in 1..10000"))
   }
+
+  test("enhanced fan-out: consumer options parsed with consumerMode=efo, refused without it") {
+    assert(config().fanOut.isEmpty && config("consumerMode" -> "polling", "requireConsumerDeregistration" -> "false").fanOut.isEmpty)
+    assert(config("consumerMode" -> "efo").fanOut.contains(FanOutConfig(None, "spark-kinesis_", Nil, deregisterOnStop = false)))
+    val arn = "arn:aws:kinesis:us-east-1:123456789012:stream/s/consumer/mine:1700000000"
+    assert(config("consumerMode" -> "EFO", "consumerName" -> "app.1", "registeredConsumerId" -> arn,
+      "requireConsumerDeregistration" -> "true").fanOut.contains(FanOutConfig(Some("app.1"), "spark-kinesis_", Seq(arn), deregisterOnStop = true)))
+    def error(kv: (String, String)*) = intercept[KinesisOptionException](config(kv: _*)).getMessage
+    assert(error("consumerName" -> "x") ==
+      "Option 'consumerName' applies only with consumerMode=efo (enhanced fan-out): set consumerMode=efo, or remove 'consumerName'.")
+    assert(error("requireConsumerDeregistration" -> "true").contains("'requireConsumerDeregistration' applies only with consumerMode=efo"))
+    assert(error("consumerMode" -> "efo", "consumerName" -> "a b").contains("'consumerName': expected 1 to 128 letters, digits"))
+    assert(error("consumerMode" -> "efo", "consumerNamePrefix" -> ("p" * 91)).contains("at most 90 characters"))
+    assert(error("consumerMode" -> "efo", "registeredConsumerId" -> "my-consumer").contains("'registeredConsumerId': expected consumer ARNs"))
+    assert(error("consumerMode" -> "efo", "registeredConsumerId" -> s"$arn,${arn.replace("mine", "other")}")
+      .contains("at most one consumer ARN per stream"))
+    assert(FanOutConsumers.streamOf(arn) == "s")
+  }
+
+  test("streamARN names the streams instead of streamName, or matches it") {
+    val arn = "arn:aws:kinesis:eu-west-1:123456789012:stream/clicks"
+    val other = "arn:aws:kinesis:eu-west-1:210987654321:stream/orders"
+    val c = SourceConfig(OptionReader(Map("streamARN" -> s"$other, $arn")))
+    assert(c.streams == Seq("orders", "clicks") && c.streamArn("clicks").contains(arn) && c.streamArn("orders").contains(other))
+    assert(config("streamName" -> "clicks", "streamARN" -> arn).streamArns == Map("clicks" -> arn))
+    def error(kv: (String, String)*) = intercept[KinesisOptionException](SourceConfig(OptionReader(kv.toMap))).getMessage
+    assert(error("streamARN" -> "clicks").contains("'streamARN': expected stream ARNs"))
+    assert(error("streamName" -> "views", "streamARN" -> arn).contains("the streams of streamName (views), or leave streamName out"))
+    assert(error("streamARN" -> s"$arn,$arn").contains("one ARN per stream"))
+    assert(error().contains("Option 'streamName' is required"))
+  }
 }

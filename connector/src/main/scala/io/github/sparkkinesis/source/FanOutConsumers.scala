@@ -1,0 +1,137 @@
+package io.github.sparkkinesis.source
+
+import scala.util.control.NonFatal
+
+import io.github.sparkkinesis.client.{KinesisClientFactory, StreamNotFound}
+import org.apache.spark.internal.Logging
+import software.amazon.awssdk.services.kinesis.KinesisClient
+import software.amazon.awssdk.services.kinesis.model._
+
+/**
+ * The enhanced fan-out consumers of one query, one per stream, on the driver: registered (or found, when a
+ * consumer of that name exists: a restart finds its own) and waited for until ACTIVE before the first snapshot,
+ * so executors subscribe with ARNs that work. Deregistered when the query stops if `requireConsumerDeregistration`
+ * (never a consumer given by `registeredConsumerId`: it belongs to whoever registered it).
+ */
+final class FanOutConsumers(config: SourceConfig, fanOut: FanOutConfig, derivedName: => String) extends Logging {
+  import FanOutConsumers._
+
+  private val client: KinesisClient = KinesisClientFactory.sync(config.connection)
+  @volatile private var registered = Map.empty[String, String]
+
+  /** The name this query registers under, when it registers one. */
+  lazy val consumerName: String = fanOut.consumerName.getOrElse(fanOut.consumerNamePrefix + derivedName)
+
+  /** Stream name to consumer ARN, every consumer ACTIVE. */
+  def resolve(): Map[String, String] = {
+    val supplied = fanOut.registeredConsumers.map(id => streamOfGiven(id) -> id).toMap
+    val arns = config.streams.map { stream =>
+      stream -> supplied.getOrElse(stream, {
+        val arn = register(stream)
+        registered += stream -> arn
+        arn
+      })
+    }.toMap
+    arns.foreach { case (stream, arn) => awaitActive(stream, arn) }
+    arns
+  }
+
+  /** Consumers this query registered, deregistered if the options ask for it; best effort (the query is stopping). */
+  def stop(): Unit = if (fanOut.deregisterOnStop) registered.foreach { case (stream, arn) =>
+    try {
+      client.deregisterStreamConsumer(DeregisterStreamConsumerRequest.builder().consumerARN(arn).build())
+      logInfo(s"Deregistered enhanced fan-out consumer $arn of stream $stream")
+    } catch {
+      case _: ResourceNotFoundException => ()
+      case NonFatal(e) => logWarning(s"Deregistering enhanced fan-out consumer $arn failed: $e")
+    }
+  }
+
+  private def streamOfGiven(id: String): String = {
+    val stream = FanOutConsumers.streamOf(id)
+    if (!config.streams.contains(stream)) throw new IllegalArgumentException(s"Option 'registeredConsumerId' names " +
+      s"a consumer of stream '$stream', which the query does not read (${config.streams.mkString(", ")}): give one " +
+      "consumer ARN per stream read")
+    stream
+  }
+
+  private def register(stream: String): String = {
+    val streamArn = try config.streamArn(stream).getOrElse(client.describeStreamSummary(
+      (b: DescribeStreamSummaryRequest.Builder) => b.streamName(stream)).streamDescriptionSummary().streamARN())
+    catch { case e: ResourceNotFoundException => throw ShardDiscovery.streamNotFound(stream, config.connection, e) }
+    val deadline = System.nanoTime() + RegistrationTimeout.toNanos
+    var arn: Option[String] = None
+    while (arn.isEmpty) {
+      val existing = consumers(streamArn)
+      existing.find(_.consumerName() == consumerName) match {
+        case Some(c) if c.consumerStatus() != ConsumerStatus.DELETING =>
+          logInfo(s"Reusing enhanced fan-out consumer ${c.consumerARN()} on stream $stream")
+          arn = Some(c.consumerARN())
+        case Some(_) => waitABit(deadline, s"consumer '$consumerName' of stream $stream to finish deleting")
+        // Checked before, because Kinesis answers a 21st registration with LimitExceededException, which the
+        // retry policy retries (it is also how Kinesis says "too many calls").
+        case None if existing.size >= MaxConsumersPerStream =>
+          throw new IllegalStateException(s"Stream $stream has $MaxConsumersPerStream enhanced fan-out consumers, as " +
+            s"many as Kinesis allows: deregister one (${existing.map(_.consumerName()).sorted.mkString(", ")}), " +
+            "give one with registeredConsumerId, or read with consumerMode=polling")
+        case None =>
+          try {
+            val consumer = client.registerStreamConsumer((b: RegisterStreamConsumerRequest.Builder) =>
+              b.streamARN(streamArn).consumerName(consumerName)).consumer()
+            logInfo(s"Registered enhanced fan-out consumer ${consumer.consumerARN()} on stream $stream")
+            arn = Some(consumer.consumerARN())
+          } catch {
+            case _: ResourceInUseException => () // registered meanwhile (another run of this query): found next round
+          }
+      }
+    }
+    arn.get
+  }
+
+  private def consumers(streamArn: String): Seq[Consumer] = {
+    import scala.jdk.CollectionConverters._
+    client.listStreamConsumersPaginator((b: ListStreamConsumersRequest.Builder) => b.streamARN(streamArn))
+      .asScala.flatMap(_.consumers().asScala).toSeq
+  }
+
+  private def awaitActive(stream: String, arn: String): Unit = {
+    val deadline = System.nanoTime() + RegistrationTimeout.toNanos
+    var active = false
+    while (!active) {
+      val status = try client.describeStreamConsumer((b: DescribeStreamConsumerRequest.Builder) => b.consumerARN(arn))
+        .consumerDescription().consumerStatus()
+      catch {
+        case e: ResourceNotFoundException => throw new IllegalArgumentException(s"Enhanced fan-out consumer $arn " +
+          s"of stream $stream does not exist (${e.awsErrorDetails().errorMessage()})", e)
+      }
+      active = status == ConsumerStatus.ACTIVE
+      if (!active) waitABit(deadline, s"consumer $arn of stream $stream to become ACTIVE (now $status)")
+    }
+  }
+
+  /** DescribeStreamConsumer allows 20 calls per second per stream: a poll every PollInterval is far below. */
+  private def waitABit(deadline: Long, what: String): Unit = {
+    if (System.nanoTime() > deadline) throw new IllegalStateException(
+      s"Waited ${RegistrationTimeout.getSeconds} s for enhanced fan-out $what; giving up")
+    Thread.sleep(PollInterval.toMillis)
+  }
+}
+
+object FanOutConsumers {
+  /** Kinesis' limit of enhanced fan-out consumers per stream. */
+  val MaxConsumersPerStream = 20
+  val RegistrationTimeout: java.time.Duration = java.time.Duration.ofMinutes(3)
+  private val PollInterval = java.time.Duration.ofMillis(500)
+  /** `arn:aws:kinesis:<region>:<account>:stream/<stream>/consumer/<name>:<created>` */
+  private val ConsumerArn = """arn:aws[a-z-]*:kinesis:[^:]*:\d{12}:stream/([a-zA-Z0-9_.-]+)/consumer/([a-zA-Z0-9_.-]+):\d+""".r
+
+  def isConsumerArn(s: String): Boolean = ConsumerArn.pattern.matcher(s).matches()
+
+  def streamOf(arn: String): String = arn match {
+    case ConsumerArn(stream, _) => stream
+    case _ => throw new IllegalArgumentException(s"not a consumer ARN: $arn")
+  }
+
+  /** Kinesis' rule for consumer names. */
+  val NamePattern = "[a-zA-Z0-9_.-]{1,128}"
+}
