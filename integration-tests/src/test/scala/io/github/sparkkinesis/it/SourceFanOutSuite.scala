@@ -56,4 +56,160 @@ class SourceFanOutSuite extends AnyFunSuite with SimulatorSourceTest {
       assert(metric(query, "fanOutEvents") > 0 && metric(query, "subscriptions") >= 2)
     } finally query.stop()
   }
+
+  test("latest on an idle stream picks up the first record put after the start; quiet shards never stall") {
+    val stream = newStreamName("efo-latest")
+    kinesis.createStream(stream, 2)
+    val old = kinesis.putAll(stream, keyed("old", 10))
+    // The pin is "start minus one second": begin once the old records are more than a second old.
+    val lastOldArrival = System.currentTimeMillis()
+    eventually("the old records to be over a second old") { System.currentTimeMillis() > lastOldArrival + 1100 }
+    val subscribed = simulator.admin.operationCounter("SubscribeToShard", "calls")
+    val (collector, query) = reading(stream, newCheckpoint(), "initialPosition" -> "latest")
+    try {
+      // Quiet shards: the first record comes after both subscriptions are open and have sent their first events.
+      eventually("both shards subscribed") { simulator.admin.operationCounter("SubscribeToShard", "calls") >= subscribed + 2 }
+      val first = kinesis.putAll(stream, Seq("key-1" -> "first"))
+      eventually("the first record after the start") { collector.records.nonEmpty }
+      val more = kinesis.putAll(stream, keyed("more", 20))
+      eventually("the rest") { collector.records.size >= 21 }
+      query.processAllAvailable()
+      assertExactly(collector.records, first ++ more)
+      assert(!collector.records.exists(r => old.exists(_.sequenceNumber == r.sequenceNumber)))
+    } finally query.stop()
+  }
+
+  test("at_timestamp and per-shard sequence numbers start where polling would") {
+    val stream = newStreamName("efo-start")
+    kinesis.createStream(stream, 1)
+    val before = kinesis.putAll(stream, keyed("before", 10))
+    val after = kinesis.putAll(stream, keyed("after", 10))
+    val shard = after.head.shardId
+    val perShard = s"""{"$shard":{"after_sequence_number":"${before.last.sequenceNumber}"}}"""
+    assertExactly(readAvailableNow(efo(stream, "initialPosition" -> perShard)).records, after)
+    val atSeq = s"""{"$shard":{"at_sequence_number":"${before(4).sequenceNumber}"}}"""
+    assertExactly(readAvailableNow(efo(stream, "initialPosition" -> atSeq)).records, before.drop(4) ++ after)
+  }
+
+  test("a split and a merge while reading: parents before children, each key in order") {
+    val stream = newStreamName("efo-reshard")
+    kinesis.createStream(stream, 2)
+    val Seq(a, b) = kinesis.shardIds(stream).sorted
+    val (collector, query) = reading(stream, newCheckpoint())
+    try {
+      val first = kinesis.putAll(stream, keyed("first", 30))
+      eventually("the records before the merge") { collector.records.size >= first.size }
+      kinesis.merge(stream, a, b)
+      val merged = kinesis.putAll(stream, keyed("merged", 30))
+      eventually("the records after the merge") { collector.records.size >= first.size + merged.size }
+      val child = merged.head.shardId
+      kinesis.split(stream, child)
+      val split = kinesis.putAll(stream, keyed("split", 30))
+      eventually("the records after the split") { collector.records.size >= first.size + merged.size + split.size }
+      query.processAllAvailable()
+      val read = collector.records
+      val all = first ++ merged ++ split
+      assertExactly(read, all)
+      assertKeyOrder(read, all)
+      def lastBatch(shards: Set[String]) = read.filter(r => shards(r.shardId)).map(_.batchId).max
+      assert(read.filter(_.shardId == child).forall(_.batchId > lastBatch(Set(a, b))), "the merged child was read before its parents ended")
+      assert(read.filter(r => !Set(a, b, child)(r.shardId)).forall(_.batchId > lastBatch(Set(child))), "a split child before its parent ended")
+    } finally query.stop()
+  }
+
+  test("subscriptions cut mid-stream and renewed after they expire: nothing lost or repeated, counted in the metrics") {
+    val stream = newStreamName("efo-renew")
+    kinesis.createStream(stream, 2)
+    simulator.admin.settings("""{"subscriptionDurationMs": 1500}""")
+    val (collector, query) = reading(stream, newCheckpoint())
+    try {
+      simulator.admin.faults("""[{"kind": "cutSubscription", "operations": ["SubscribeToShard"], "probability": 0.5, "maxCount": 3}]""")
+      var put = Seq.empty[PutRecordResult]
+      for (round <- 1 to 6) {
+        put ++= kinesis.putAll(stream, keyed(s"r$round", 15))
+        eventually(s"round $round to be read") { collector.records.size >= put.size }
+      }
+      eventually("a renewal after expiry and a cut, in the metrics", Duration.ofSeconds(45)) {
+        metric(query, "subscriptionRenewals") > 0 && metric(query, "eventStreamErrors") > 0
+      }
+      query.processAllAvailable()
+      assert(query.exception.isEmpty)
+      assertExactly(collector.records, put)
+      assertKeyOrder(collector.records, put)
+    } finally {
+      query.stop()
+      simulator.admin.clearFaults()
+      simulator.admin.settings("""{"subscriptionDurationMs": 300000}""")
+    }
+  }
+
+  test("a restart reuses the query's consumer and goes on exactly where it stopped; a replayed batch is the same") {
+    val stream = newStreamName("efo-restart")
+    kinesis.createStream(stream, 2)
+    val checkpoint = newCheckpoint()
+    val first = kinesis.putAll(stream, keyed("first", 20))
+    val run1 = readAvailableNow(efo(stream, "maxRecordsPerTrigger" -> "7"), checkpoint)
+    assertExactly(run1.records, first)
+    val consumer = consumers(stream)
+    assert(consumer.size == 1)
+    // Forget the last commit, as a driver dying before it leaves the checkpoint: the batch is replayed.
+    val last = run1.batchIds.max
+    java.nio.file.Files.delete(java.nio.file.Paths.get(checkpoint, "commits", last.toString))
+    java.nio.file.Files.deleteIfExists(java.nio.file.Paths.get(checkpoint, "commits", s".$last.crc"))
+    val second = kinesis.putAll(stream, keyed("second", 20))
+    val run2 = readAvailableNow(efo(stream, "maxRecordsPerTrigger" -> "7"), checkpoint)
+    assert(run2.records.filter(_.batchId == last) == run1.records.filter(_.batchId == last), "the replayed batch differs")
+    assertExactly(run1.records.filter(_.batchId < last) ++ run2.records, first ++ second)
+    assert(consumers(stream).map(_.consumerARN()) == consumer.map(_.consumerARN()), "the restart registered another consumer")
+  }
+
+  test("requireConsumerDeregistration: true deregisters on stop, false (the default) keeps the consumer") {
+    val stream = newStreamName("efo-dereg")
+    kinesis.createStream(stream, 1)
+    val put = kinesis.putAll(stream, keyed("x", 5))
+    readAvailableNow(efo(stream, "consumerName" -> "kept"))
+    assertExactly(readAvailableNow(efo(stream, "consumerName" -> "dropped", "requireConsumerDeregistration" -> "true")).records, put)
+    eventually("the consumer to be deregistered") { consumers(stream).map(_.consumerName()) == Seq("kept") }
+  }
+
+  test("two queries with their own consumers on one stream each read everything") {
+    val stream = newStreamName("efo-two")
+    kinesis.createStream(stream, 2)
+    val (c1, q1) = reading(stream, newCheckpoint(), "consumerName" -> "one")
+    val (c2, q2) = reading(stream, newCheckpoint(), "consumerName" -> "two")
+    try {
+      val put = kinesis.putAll(stream, keyed("both", 40))
+      eventually("both queries to read everything") { c1.records.size >= put.size && c2.records.size >= put.size }
+      q1.processAllAvailable(); q2.processAllAvailable()
+      assertExactly(c1.records, put)
+      assertExactly(c2.records, put)
+      assert(consumers(stream).map(_.consumerName()).sorted == Seq("one", "two"))
+    } finally { q1.stop(); q2.stop() }
+  }
+
+  test("a consumer registered beforehand is used by ARN and never deregistered") {
+    val stream = newStreamName("efo-given")
+    kinesis.createStream(stream, 1)
+    val streamArn = kinesis.control.describeStreamSummary((b: DescribeStreamSummaryRequest.Builder) => b.streamName(stream))
+      .streamDescriptionSummary().streamARN()
+    val arn = kinesis.control.registerStreamConsumer((b: RegisterStreamConsumerRequest.Builder) =>
+      b.streamARN(streamArn).consumerName("ops-owned")).consumer().consumerARN()
+    val put = kinesis.putAll(stream, keyed("g", 10))
+    val read = readAvailableNow(efo(stream, "registeredConsumerId" -> arn, "requireConsumerDeregistration" -> "true"))
+    assertExactly(read.records, put)
+    assert(consumers(stream).map(_.consumerARN()) == Seq(arn))
+  }
+
+  test("a stream with 20 consumers: the 21st is refused with a message naming the limit and the way out") {
+    val stream = newStreamName("efo-full")
+    kinesis.createStream(stream, 1)
+    val streamArn = kinesis.control.describeStreamSummary((b: DescribeStreamSummaryRequest.Builder) => b.streamName(stream))
+      .streamDescriptionSummary().streamARN()
+    (1 to 20).foreach(i => kinesis.control.registerStreamConsumer((b: RegisterStreamConsumerRequest.Builder) =>
+      b.streamARN(streamArn).consumerName(s"c$i")))
+    val query = new Collector().start(efo(stream), newCheckpoint(), Trigger.ProcessingTime(100))
+    val error = try { query.awaitTermination(Duration.ofSeconds(60).toMillis); query.exception } finally query.stop()
+    assert(error.exists(_.getMessage.contains("20 enhanced fan-out consumers, as many as Kinesis allows")), s"got $error")
+    assert(error.exists(_.getMessage.contains("consumerMode=polling")))
+  }
 }
