@@ -73,7 +73,8 @@ object Dependencies {
   val simulatorDeps: Seq[ModuleID] = Seq(
     "com.fasterxml.jackson.core" % "jackson-databind" % jacksonVersion,
     "com.fasterxml.jackson.dataformat" % "jackson-dataformat-cbor" % jacksonVersion,
-    "io.netty" % "netty-codec-http" % nettyVersion
+    "io.netty" % "netty-codec-http" % nettyVersion,
+    "io.netty" % "netty-codec-http2" % nettyVersion
   )
   // --- end of Kinesis simulator ------------------------------------------------------------------------------
 }

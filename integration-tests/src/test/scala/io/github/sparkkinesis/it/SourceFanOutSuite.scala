@@ -120,7 +120,7 @@ class SourceFanOutSuite extends AnyFunSuite with SimulatorSourceTest {
   test("subscriptions cut mid-stream and renewed after they expire: nothing lost or repeated, counted in the metrics") {
     val stream = newStreamName("efo-renew")
     kinesis.createStream(stream, 2)
-    simulator.admin.settings("""{"subscriptionDurationMs": 1500}""")
+    simulator.admin.settings("""{"subscriptionDurationMillis": 1500}""")
     val (collector, query) = reading(stream, newCheckpoint())
     try {
       simulator.admin.faults("""[{"kind": "cutSubscription", "operations": ["SubscribeToShard"], "probability": 0.5, "maxCount": 3}]""")
@@ -139,7 +139,7 @@ class SourceFanOutSuite extends AnyFunSuite with SimulatorSourceTest {
     } finally {
       query.stop()
       simulator.admin.clearFaults()
-      simulator.admin.settings("""{"subscriptionDurationMs": 300000}""")
+      simulator.admin.settings("""{"subscriptionDurationMillis": 300000}""")
     }
   }
 
@@ -208,7 +208,8 @@ class SourceFanOutSuite extends AnyFunSuite with SimulatorSourceTest {
     (1 to 20).foreach(i => kinesis.control.registerStreamConsumer((b: RegisterStreamConsumerRequest.Builder) =>
       b.streamARN(streamArn).consumerName(s"c$i")))
     val query = new Collector().start(efo(stream), newCheckpoint(), Trigger.ProcessingTime(100))
-    val error = try { query.awaitTermination(Duration.ofSeconds(60).toMillis); query.exception } finally query.stop()
+    // awaitTermination rethrows the query's failure, which query.exception keeps.
+    val error = try { scala.util.Try(query.awaitTermination(Duration.ofSeconds(60).toMillis)); query.exception } finally query.stop()
     assert(error.exists(_.getMessage.contains("20 enhanced fan-out consumers, as many as Kinesis allows")), s"got $error")
     assert(error.exists(_.getMessage.contains("consumerMode=polling")))
   }

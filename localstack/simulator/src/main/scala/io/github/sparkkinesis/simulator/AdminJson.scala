@@ -19,6 +19,9 @@ object AdminJson {
       case Some(r) => node.put("retentionMillis", r)
       case None => node.putNull("retentionMillis")
     }
+    node.put("consumerActivationMillis", s.consumerActivationMillis)
+      .put("subscriptionDurationMillis", s.subscriptionDurationMillis)
+      .put("subscriptionHeartbeatMillis", s.subscriptionHeartbeatMillis)
     node
   }
 
@@ -27,7 +30,8 @@ object AdminJson {
 
   /** The settings with the fields present in `patch` changed; unknown fields are an error, not silently ignored. */
   def patchSettings(s: Settings, patch: JsonNode): Settings = {
-    unknown(patch, Set("quotas", "iteratorExpiryMillis", "retentionMillis"), "settings")
+    unknown(patch, Set("quotas", "iteratorExpiryMillis", "retentionMillis", "consumerActivationMillis",
+      "subscriptionDurationMillis", "subscriptionHeartbeatMillis"), "settings")
     val q = Option(patch.get("quotas")).map { qp =>
       unknown(qp, quotaFields, "quotas")
       def flag(name: String, current: Boolean) = Option(qp.get(name)).map(_.asBoolean()).getOrElse(current)
@@ -43,7 +47,10 @@ object AdminJson {
       case Some(n) if n.isNull => None
       case Some(n) => Some(n.asLong())
     }
-    Settings(q, expiry, retention)
+    def millis(name: String, current: Long) = Option(patch.get(name)).map(_.asLong()).getOrElse(current)
+    Settings(q, expiry, retention, millis("consumerActivationMillis", s.consumerActivationMillis),
+      millis("subscriptionDurationMillis", s.subscriptionDurationMillis),
+      millis("subscriptionHeartbeatMillis", s.subscriptionHeartbeatMillis))
   }
 
   private def unknown(node: JsonNode, known: Set[String], what: String): Unit = {
@@ -53,7 +60,7 @@ object AdminJson {
   }
 
   private val ruleFields = Set("kind", "operations", "stream", "probability", "maxCount", "latencyMillis",
-    "hangMillis", "partitionKeys")
+    "hangMillis", "partitionKeys", "afterEvents", "exceptionType")
 
   def rule(node: JsonNode): FaultRule = {
     unknown(node, ruleFields, "fault rule")
@@ -68,7 +75,9 @@ object AdminJson {
       maxCount = Option(node.get("maxCount")).filterNot(_.isNull).map(_.asLong()),
       latencyMillis = Option(node.get("latencyMillis")).map(_.asLong()).getOrElse(defaults.latencyMillis),
       hangMillis = Option(node.get("hangMillis")).map(_.asLong()).getOrElse(defaults.hangMillis),
-      partitionKeys = strings("partitionKeys"))
+      partitionKeys = strings("partitionKeys"),
+      afterEvents = Option(node.get("afterEvents")).map(_.asInt()).getOrElse(defaults.afterEvents),
+      exceptionType = Option(node.get("exceptionType")).map(_.asText()).getOrElse(defaults.exceptionType))
   }
 
   def faults(mapper: ObjectMapper, faults: Faults): ObjectNode = {
@@ -83,6 +92,7 @@ object AdminJson {
       r.maxCount.foreach(n.put("maxCount", _))
       n.put("latencyMillis", r.latencyMillis).put("hangMillis", r.hangMillis)
       val keys = n.putArray("partitionKeys"); r.partitionKeys.toSeq.sorted.foreach(keys.add)
+      n.put("afterEvents", r.afterEvents).put("exceptionType", r.exceptionType)
       n.put("fired", r.firedCount)
     }
     node
@@ -112,6 +122,10 @@ object AdminJson {
         .put("getRecordsRecords", c.getRecordsRecords).put("getRecordsBytes", c.getRecordsBytes)
         .put("getShardIteratorCalls", c.getShardIteratorCalls)
         .put("throttledGetShardIteratorCalls", c.throttledGetShardIteratorCalls)
+        .put("subscriptions", c.subscriptions).put("throttledSubscriptions", c.throttledSubscriptions)
+        .put("expiredSubscriptions", c.expiredSubscriptions).put("cutSubscriptions", c.cutSubscriptions)
+        .put("subscriptionEvents", c.subscriptionEvents).put("subscriptionRecords", c.subscriptionRecords)
+        .put("subscriptionBytes", c.subscriptionBytes)
     }
     node
   }

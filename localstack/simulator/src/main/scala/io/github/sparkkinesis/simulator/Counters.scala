@@ -14,6 +14,13 @@ final class ShardCounters {
   var getRecordsBytes: Long = 0
   var getShardIteratorCalls: Long = 0
   var throttledGetShardIteratorCalls: Long = 0
+  var subscriptions: Long = 0          // SubscribeToShard calls accepted
+  var throttledSubscriptions: Long = 0 // refused by the one-per-second rule
+  var expiredSubscriptions: Long = 0   // ended after their duration
+  var cutSubscriptions: Long = 0       // ended by a fault (cut or exception event)
+  var subscriptionEvents: Long = 0
+  var subscriptionRecords: Long = 0
+  var subscriptionBytes: Long = 0
 }
 
 /** Per operation: calls received, answered with an error (throttling included), throttled, hit by a fault. */

@@ -109,22 +109,33 @@ final class DataPlane(sim: Simulator) {
       counters.throttledGetShardIteratorCalls += 1
       throw KinesisError.throughput(throttledMessage(stream, shard))
     }
+    val position = startCounter(stream, shard, req.str("ShardIteratorType"), req.optStr("StartingSequenceNumber"),
+      req.optTimestampMillis("Timestamp"), "StartingSequenceNumber")
+    obj("ShardIterator" -> Str(ShardIterator(stream.name, stream.incarnation, shard.id, position, now).encode))
+  }
+
+  /**
+   * The counter reading starts at, for GetShardIterator's and SubscribeToShard's starting positions alike.
+   * `field`: how the request names the sequence number, for messages.
+   */
+  def startCounter(stream: StreamState, shard: Shard, kind: String, sequenceNumber: Option[String],
+      timestampMillis: => Option[Long], field: String): Long = {
     val afterTip = shard.endCounter.getOrElse(sim.lastCounter + 1)
     def sequence(): Long = {
-      val c = SequenceNumbers.parse(req.optStr("StartingSequenceNumber").getOrElse(throw KinesisError.invalid(
-        "StartingSequenceNumber is required for AT_SEQUENCE_NUMBER and AFTER_SEQUENCE_NUMBER")), "StartingSequenceNumber")
+      val c = SequenceNumbers.parse(sequenceNumber.getOrElse(throw KinesisError.invalid(
+        s"$field is required for AT_SEQUENCE_NUMBER and AFTER_SEQUENCE_NUMBER")), field)
       if (c < shard.startCounter || shard.endCounter.exists(c > _)) throw KinesisError.invalid(
-        s"StartingSequenceNumber ${SequenceNumbers.format(c)} used in GetShardIterator on shard ${shard.id} in " +
+        s"$field ${SequenceNumbers.format(c)} used on shard ${shard.id} in " +
           s"stream ${stream.name} under account ${StreamState.Account} is invalid because it did not come from this shard.")
       c
     }
-    val position = req.str("ShardIteratorType") match {
+    kind match {
       case "TRIM_HORIZON" => shard.startCounter
       case "LATEST" => afterTip
       case "AT_SEQUENCE_NUMBER" => sequence()
       case "AFTER_SEQUENCE_NUMBER" => sequence() + 1
       case "AT_TIMESTAMP" =>
-        val ts = req.optTimestampMillis("Timestamp").getOrElse(throw KinesisError.invalid(
+        val ts = timestampMillis.getOrElse(throw KinesisError.invalid(
           "Timestamp is required for AT_TIMESTAMP"))
         val i = shard.log.indexAtTime(ts)
         if (i < shard.log.size) shard.log(i).counter else afterTip
@@ -132,7 +143,6 @@ final class DataPlane(sim: Simulator) {
         s"1 validation error detected: Value '$other' at 'shardIteratorType' failed to satisfy constraint: Member " +
           "must satisfy enum value set: [AFTER_SEQUENCE_NUMBER, AT_SEQUENCE_NUMBER, AT_TIMESTAMP, TRIM_HORIZON, LATEST]")
     }
-    obj("ShardIterator" -> Str(ShardIterator(stream.name, stream.incarnation, shard.id, position, now).encode))
   }
 
   def getRecords(req: Req): Out = {

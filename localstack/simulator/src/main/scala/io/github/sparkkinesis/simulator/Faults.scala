@@ -13,7 +13,9 @@ final case class FaultRule(
     maxCount: Option[Long] = None,
     latencyMillis: Long = 0,
     hangMillis: Long = 60000,
-    partitionKeys: Set[String] = Set.empty) {
+    partitionKeys: Set[String] = Set.empty,
+    afterEvents: Int = 1,
+    exceptionType: String = "InternalFailure") {
   require(probability >= 0 && probability <= 1, s"probability must be in [0, 1], got $probability")
   require(kind != FaultKind.DeleteStream || stream.isDefined, "a deleteStream fault needs the stream to delete")
   private[simulator] var fired = 0L
@@ -43,8 +45,13 @@ object FaultKind {
   case object ExpireIterator extends FaultKind("expireIterator")
   /** The rule's stream is deleted before the request is served. */
   case object DeleteStream extends FaultKind("deleteStream")
+  /** A SubscribeToShard stream is cut after `afterEvents` events: its connection is reset. */
+  case object CutSubscription extends FaultKind("cutSubscription")
+  /** A SubscribeToShard stream ends with an `exceptionType` exception event after `afterEvents` events. */
+  case object SubscriptionError extends FaultKind("subscriptionError")
 
-  val all: Seq[FaultKind] = Seq(Http500, Http503, Latency, Reset, Hang, RecordFailure, ExpireIterator, DeleteStream)
+  val all: Seq[FaultKind] = Seq(Http500, Http503, Latency, Reset, Hang, RecordFailure, ExpireIterator, DeleteStream,
+    CutSubscription, SubscriptionError)
 
   def named(name: String): FaultKind = all.find(_.name == name).getOrElse(
     throw new IllegalArgumentException(s"unknown fault kind '$name'; known: ${all.map(_.name).mkString(", ")}"))

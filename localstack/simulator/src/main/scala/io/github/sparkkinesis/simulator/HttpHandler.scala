@@ -71,6 +71,15 @@ final class HttpHandler(sim: Simulator, api: KinesisApi, admin: AdminApi, reques
 
     def answer(): Unit = refused.map(Left(_)).getOrElse(req) match {
       case Left(e) => answerError(e)
+      case Right(r) if op == "SubscribeToShard" =>
+        try {
+          val start = api.subscribe(r)
+          val streamFault = decision.action.filter(a => a.kind == FaultKind.CutSubscription || a.kind == FaultKind.SubscriptionError)
+          new SubscriptionPusher(sim, ctx, start, format, nextRequestId(), streamFault).run()
+        } catch {
+          case e: KinesisError => answerError(e)
+          case e: IllegalArgumentException => answerError(KinesisError.invalid(e.getMessage))
+        }
       case Right(r) =>
         try {
           val out = api.call(op, r)
@@ -93,13 +102,15 @@ final class HttpHandler(sim: Simulator, api: KinesisApi, admin: AdminApi, reques
     val headers = response.headers()
     headers.set(HttpHeaderNames.CONTENT_TYPE, contentType)
     headers.setInt(HttpHeaderNames.CONTENT_LENGTH, body.length)
-    headers.set("x-amzn-RequestId", s"$requestIdPrefix-${requestIds.incrementAndGet()}")
+    headers.set("x-amzn-RequestId", nextRequestId())
     errorType.foreach(t => headers.set("x-amzn-ErrorType", t))
     if (keepAlive) {
       headers.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE)
       ctx.writeAndFlush(response)
     } else ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE)
   }
+
+  private def nextRequestId(): String = s"$requestIdPrefix-${requestIds.incrementAndGet()}"
 
   override def exceptionCaught(ctx: ChannelHandlerContext, cause: Throwable): Unit = ctx.close()
 }

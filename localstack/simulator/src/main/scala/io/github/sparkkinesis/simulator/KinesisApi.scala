@@ -8,6 +8,8 @@ final class KinesisApi(sim: Simulator) {
   private val control = new ControlPlane(sim)
   private val resharding = new Resharding(sim)
   private val data = new DataPlane(sim)
+  private val consumers = new Consumers(sim)
+  private val subscriptions = new Subscriptions(sim, consumers, data)
 
   val operations: Map[String, Req => Out] = Map(
     "CreateStream" -> control.createStream,
@@ -25,21 +27,31 @@ final class KinesisApi(sim: Simulator) {
     "PutRecord" -> data.putRecord,
     "PutRecords" -> data.putRecords,
     "GetShardIterator" -> data.getShardIterator,
-    "GetRecords" -> data.getRecords
+    "GetRecords" -> data.getRecords,
+    "RegisterStreamConsumer" -> consumers.register,
+    "DescribeStreamConsumer" -> consumers.describe,
+    "ListStreamConsumers" -> consumers.list,
+    "DeregisterStreamConsumer" -> consumers.deregister
   )
 
   private val throttles = Set("ProvisionedThroughputExceededException", "LimitExceededException")
 
   /** The stream a request is about, for counters and fault rules (GetRecords names it inside its iterator). */
   def streamOf(op: String, req: Req): Option[String] =
-    req.optStr("StreamName").orElse(req.optStr("StreamARN").map(_.split("/", 2).last)).orElse {
+    req.optStr("StreamName").orElse(req.optStr("StreamARN").map(_.split("/", 2).last))
+      .orElse(req.optStr("ConsumerARN").flatMap(a => try Some(Consumers.streamOf(a)) catch { case _: KinesisError => None }))
+      .orElse {
       if (op == "GetRecords") req.optStr("ShardIterator").flatMap(t =>
         try Some(ShardIterator.decode(t).stream) catch { case _: KinesisError => None })
       else None
     }
 
-  def call(op: String, req: Req): Out = {
-    val handler = operations.getOrElse(op, throw KinesisError.unknownOperation(op))
+  def call(op: String, req: Req): Out = counted(op, req)(operations.getOrElse(op, throw KinesisError.unknownOperation(op)))
+
+  /** SubscribeToShard's checks, counted like any call; its events are pushed by a [[SubscriptionPusher]]. */
+  def subscribe(req: Req): SubscriptionStart = counted("SubscribeToShard", req)(subscriptions.start)
+
+  private def counted[T](op: String, req: Req)(handler: Req => T): T = {
     val stream = streamOf(op, req)
     sim.lock.synchronized {
       val opCounters = sim.counters.operation(op)

@@ -5,11 +5,20 @@ package io.github.sparkkinesis.simulator
  * least 24 hours) are knobs here so expiry and trimming can be tested in seconds.
  *
  * @param retentionMillis overrides every stream's retention period when set
+ * @param consumerActivationMillis how long a registered consumer stays CREATING (and a deregistered one DELETING)
+ * @param subscriptionDurationMillis how long a SubscribeToShard subscription lasts (AWS: 5 minutes)
+ * @param subscriptionHeartbeatMillis how often a subscription on a quiet shard gets an empty event
  */
 final case class Settings(
     quotas: QuotaSettings = QuotaSettings(),
     iteratorExpiryMillis: Long = Settings.DefaultIteratorExpiryMillis,
-    retentionMillis: Option[Long] = None) {
+    retentionMillis: Option[Long] = None,
+    consumerActivationMillis: Long = 500L,
+    subscriptionDurationMillis: Long = 5 * 60 * 1000L,
+    subscriptionHeartbeatMillis: Long = 5000L) {
+  require(consumerActivationMillis >= 0, s"consumer activation must not be negative, got $consumerActivationMillis")
+  require(subscriptionDurationMillis > 0, s"subscription duration must be positive, got $subscriptionDurationMillis")
+  require(subscriptionHeartbeatMillis > 0, s"subscription heartbeat must be positive, got $subscriptionHeartbeatMillis")
   require(iteratorExpiryMillis > 0, s"iterator expiry must be positive, got $iteratorExpiryMillis")
   retentionMillis.foreach(r => require(r > 0, s"retention must be positive, got $r"))
 }

@@ -14,6 +14,8 @@ final class StreamState(
     var retentionHours: Int,
     var maxRecordSizeKiB: Int) {
   val shards: mutable.ArrayBuffer[Shard] = mutable.ArrayBuffer.empty
+  /** Enhanced fan-out consumers by name, in registration order. */
+  val consumers: mutable.LinkedHashMap[String, ConsumerState] = mutable.LinkedHashMap.empty
   private var nextShardIndex = 0
   private var openByHash: Array[Shard] = Array.empty
   private var listShardsBucketFor: QuotaSettings = _
