@@ -131,7 +131,8 @@ class SimulatorAdmin:
         self.settings(quotas={"enabled": True, "factor": 1.0, "writeBytes": True, "writeRecords": True,
                               "readCalls": True, "readBytes": True, "listShards": True,
                               "describeStreamSummary": True, "getShardIterator": True},
-                      iteratorExpiryMillis=300000, retentionMillis=None)
+                      iteratorExpiryMillis=300000, retentionMillis=None, consumerActivationMillis=500,
+                      subscriptionDurationMillis=300000, subscriptionHeartbeatMillis=5000)
         self.reset_counters()
 
 
