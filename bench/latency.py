@@ -43,7 +43,8 @@ def _writer(sim: Simulator, stream: str, rate: int, seconds: float, sent: list[i
         stop.wait(max(0.0, start + n * interval - time.monotonic()))
 
 
-def measure(spark: Any, sim: Simulator, trigger: str | None, seconds: float, rate: int) -> dict[str, Any]:
+def measure(spark: Any, sim: Simulator, trigger: str | None, seconds: float, rate: int,
+            options: dict[str, str] | None = None) -> dict[str, Any]:
     stream = sim.new_stream(SHARDS, "bench-latency")
     latencies: list[float] = []
     arrived = [0]
@@ -61,7 +62,7 @@ def measure(spark: Any, sim: Simulator, trigger: str | None, seconds: float, rat
                 if stamp >= t0[0] + warmup:  # the first seconds warm the JIT and the connections up
                     latencies.append((now - stamp) * 1000)
 
-    reader = spark.readStream.format("kinesis").options(**source_options(sim.endpoint, stream)).load()
+    reader = spark.readStream.format("kinesis").options(**source_options(sim.endpoint, stream, **(options or {}))).load()
     with tempfile.TemporaryDirectory(prefix="bench-latency-cp-") as checkpoint:
         writer = reader.writeStream.foreachBatch(collect).option("checkpointLocation", checkpoint)
         if trigger is not None:

@@ -16,6 +16,8 @@ CPU_RATIO = 1.5
 IDLE_TRIGGER_MS = 300.0
 IDLE_CPU_FRACTION = 0.05
 CLUSTER_SERVED_RATIO = 1.05
+EFO_P50_MS = 150.0
+EFO_QUOTA_FRACTION = 0.95
 
 Add = Callable[[str, str, Any, bool | None], None]
 
@@ -33,7 +35,7 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
                      "verdict": "NOT RUN" if ok is None else _verdict(ok)})
 
     for judge in (_write_targets, _quota_targets, _paced_targets, _cpu_targets, _sink_targets, _latency_targets,
-                  _many_shards_targets, _memory_targets, _cluster_targets):
+                  _many_shards_targets, _memory_targets, _cluster_targets, _fanout_targets):
         judge(results, add)
     return rows
 
@@ -124,6 +126,23 @@ def _latency_targets(results: dict[str, Any], add: Add) -> None:
         add("p50 latency ≤ 1 s", "-", _not_run(latency), None)
     for r in latency.get("runs", []):
         add("p50 latency ≤ 1 s", f"trigger {r['name']}", f"{r['ms']['p50']} ms", r["ms"]["p50"] <= P50_MS)
+
+
+def _fanout_targets(results: dict[str, Any], add: Add) -> None:
+    names = ("EFO p50 put→row ≤ 150 ms at a 100 ms trigger", "EFO read ≥ 0.95 of 2 MiB/s per shard per consumer")
+    data = results.get("fanOut") or {}
+    runs = [r for r in data.get("latency", []) if r["mode"] == "efo" and r["name"] == "processingTime=100ms"]
+    if not runs:
+        add(names[0], "-", _not_run(data), None)
+    for r in runs:
+        add(names[0], "efo, 2 shards, processingTime=100ms", f"{r['ms']['p50']} ms", r["ms"]["p50"] <= EFO_P50_MS)
+    readers = (data.get("throughput") or {}).get("modes", {}).get("efo")
+    if not readers:
+        add(names[1], "-", _not_run(data), None)
+    else:
+        fractions = [r["perShardFractionOfQuota"] for r in readers]
+        add(names[1], f"{len(readers)} consumers at once, 2 shards", f"{min(fractions)} (each: {fractions})",
+            min(fractions) >= EFO_QUOTA_FRACTION)
 
 
 def _many_shards_targets(results: dict[str, Any], add: Add) -> None:
@@ -274,6 +293,21 @@ def markdown(results: dict[str, Any], plots: dict[str, str], image_prefix: str =
                 "| trigger | records | p50 ms | p95 ms | p99 ms | max ms |", "|---|---|---|---|---|---|"]
         out += [f"| {r['name']} | {r['measured']} | {r['ms']['p50']} | {r['ms']['p95']} | {r['ms']['p99']} | "
                 f"{r['ms']['max']} |" for r in latency["runs"]]
+
+    fan = results.get("fanOut") or {}
+    if fan.get("latency"):
+        out += ["", "## Enhanced fan-out against polling (quotas on)", "",
+                "| mode | trigger | records | p50 ms | p95 ms | p99 ms | max ms |", "|---|---|---|---|---|---|---|"]
+        out += [f"| {r['mode']} | {r['name']} | {r['measured']} | {r['ms']['p50']} | {r['ms']['p95']} | "
+                f"{r['ms']['p99']} | {r['ms']['max']} |" for r in fan["latency"]]
+        t = fan.get("throughput") or {}
+        if t.get("modes"):
+            out += ["", f"{t['readers']} queries at once on {t['shards']} shards ({t['bytesPerShard'] // 1048576} MiB "
+                    f"of {t['recordBytes']} B records per shard), each one's read rate per shard as a fraction of "
+                    "2 MiB/s:", "", "| mode | per reader |", "|---|---|"]
+            out += [f"| {m} | {', '.join(str(r['perShardFractionOfQuota']) for r in rs)} |" for m, rs in t["modes"].items()]
+    elif fan.get("error"):
+        out += ["", "## Enhanced fan-out against polling", "", fan["error"]]
 
     scale = results.get("scale") or {}
     if scale.get("runs"):

@@ -51,6 +51,13 @@ def test_smoke_run_writes_every_section(simulator_admin: SimulatorAdmin, tmp_pat
 
     _check_source_engine_sections(results, settings)
 
+    fan = results["fanOut"]
+    assert {(r["mode"], r["name"]) for r in fan["latency"]} == {(m, t) for m in ("polling", "efo")
+                                                                 for t in ("default", "processingTime=100ms")}
+    assert all(r["recordsArrived"] == r["recordsSent"] > 0 for r in fan["latency"])
+    for mode, readers in fan["throughput"]["modes"].items():
+        assert len(readers) == 3 and all(r["bytesPerSecond"] > 0 for r in readers), (mode, readers)
+
     assert {t["verdict"] for t in results["targets"]} <= {"PASS", "MISS", "NOT RUN"}
     summary = (tmp_path / f"{results['date']}-smoke.md").read_text()
     assert "## Targets" in summary and "Read throughput" in summary

@@ -154,6 +154,23 @@ def test_idle_targets_use_the_steady_window_when_there_is_one() -> None:
         {**results, "targets": rows}, {})
 
 
+def test_fanout_targets_judge_efo_latency_and_each_consumers_rate() -> None:
+    ms = {"p50": 120.0, "p95": 180.0, "p99": 240.0, "max": 300.0}
+    results = {**_results(), "fanOut": {
+        "latency": [{"mode": m, "name": t, "measured": 10, "ms": ms} for m in ("polling", "efo")
+                    for t in ("default", "processingTime=100ms")],
+        "throughput": {"shards": 2, "recordBytes": 1024, "readers": 3, "bytesPerShard": 41943040, "modes": {
+            "polling": [{"bytesPerSecond": 1, "perShardFractionOfQuota": 0.33}] * 3,
+            "efo": [{"bytesPerSecond": 1, "perShardFractionOfQuota": f} for f in (0.99, 0.97, 0.93)]}}}}
+    rows = targets(results)
+    assert _verdicts(rows, "EFO p50 put→row") == ["PASS"]
+    assert _verdicts(rows, "EFO read ≥ 0.95") == ["MISS"]  # the slowest of the three consumers counts
+    text = markdown({**results, "targets": rows}, {})
+    assert "| efo | processingTime=100ms | 10 | 120.0 | 180.0 | 240.0 | 300.0 |" in text
+    assert "| efo | 0.99, 0.97, 0.93 |" in text
+    assert set(_verdicts(targets(_results()), "EFO")) == {"NOT RUN"}
+
+
 def test_engine_targets_are_not_run_without_their_sections() -> None:
     rows = targets(_results())
     for prefix in ("read under quota", "CPU per record", "idle trigger", "idle driver CPU", "p50 put→row",

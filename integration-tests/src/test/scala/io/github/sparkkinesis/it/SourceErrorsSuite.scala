@@ -36,7 +36,8 @@ class SourceErrorsSuite extends AnyFunSuite with SourceTest {
     assert(loadError("minFetchPeriod" -> "50ms").contains("at least 200ms"))
     assert(loadError("initialPosition" -> "at_timestamp") .contains("Option 'initialTimestamp' is required"))
     assert(loadError("intialPosition" -> "latest").contains("did you mean 'initialPosition'"))
-    assert(loadError("consumerMode" -> "efo").contains("not available yet"))
+    assert(loadError("consumerName" -> "app").contains("'consumerName' applies only with consumerMode=efo"))
+    assert(loadError("consumerMode" -> "efo", "registeredConsumerId" -> "app").contains("expected consumer ARNs"))
   }
 
   test("a checkpoint written for another stream is refused with what was expected and found") {

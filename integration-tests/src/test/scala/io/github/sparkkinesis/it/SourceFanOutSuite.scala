@@ -83,12 +83,21 @@ class SourceFanOutSuite extends AnyFunSuite with SimulatorSourceTest {
     val stream = newStreamName("efo-start")
     kinesis.createStream(stream, 1)
     val before = kinesis.putAll(stream, keyed("before", 10))
+    // The clock moves on between the two groups, so a timestamp can start at the second (same machine's clock).
+    val lastBeforeMillis = System.currentTimeMillis()
+    eventually("the clock to pass the first group") { System.currentTimeMillis() > lastBeforeMillis + 2 }
     val after = kinesis.putAll(stream, keyed("after", 10))
     val shard = after.head.shardId
     val perShard = s"""{"$shard":{"after_sequence_number":"${before.last.sequenceNumber}"}}"""
     assertExactly(readAvailableNow(efo(stream, "initialPosition" -> perShard)).records, after)
     val atSeq = s"""{"$shard":{"at_sequence_number":"${before(4).sequenceNumber}"}}"""
     assertExactly(readAvailableNow(efo(stream, "initialPosition" -> atSeq)).records, before.drop(4) ++ after)
+    val firstAfter = kinesis.client.getRecords((b: GetRecordsRequest.Builder) => b.shardIterator(
+      kinesis.client.getShardIterator((g: GetShardIteratorRequest.Builder) => g.streamName(stream).shardId(shard)
+        .shardIteratorType(ShardIteratorType.AT_SEQUENCE_NUMBER).startingSequenceNumber(after.head.sequenceNumber))
+        .shardIterator()).limit(1)).records().get(0).approximateArrivalTimestamp()
+    assertExactly(readAvailableNow(efo(stream, "initialPosition" -> "at_timestamp",
+      "initialTimestamp" -> firstAfter.toEpochMilli.toString)).records, after)
   }
 
   test("a split and a merge while reading: parents before children, each key in order") {

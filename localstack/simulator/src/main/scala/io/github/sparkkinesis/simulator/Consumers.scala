@@ -23,10 +23,29 @@ final class ConsumerState(val name: String, val arn: String, val createdMillis: 
 
 /**
  * RegisterStreamConsumer, DescribeStreamConsumer, ListStreamConsumers and DeregisterStreamConsumer as AWS answers
- * them, with its limit of 20 consumers per stream (when quotas are on).
+ * them, with its limit of 20 consumers per stream and its call rates (when quotas are on): RegisterStreamConsumer 5 per
+ * second per account, DeregisterStreamConsumer and ListStreamConsumers 5 and DescribeStreamConsumer 20 per second
+ * per stream (`LimitExceededException`).
  */
 final class Consumers(sim: Simulator) {
+  /** Per stream (Register: per account), AWS's rates for the consumer operations, when quotas are on. */
+  private val buckets = scala.collection.mutable.HashMap.empty[(String, String), (QuotaSettings, TokenBucket)]
+
+  private def rate(op: String, scope: String, perSecond: Double): Unit = {
+    val quotas = sim.settings.quotas
+    if (quotas.enabled) {
+      val now = sim.now()
+      val bucket = buckets.get((op, scope)).filter(_._1 eq quotas).map(_._2).getOrElse {
+        val b = new TokenBucket(perSecond * quotas.factor, now)
+        buckets((op, scope)) = (quotas, b)
+        b
+      }
+      if (!bucket.take(1, now)) throw KinesisError.limit(s"Rate exceeded for $op")
+    }
+  }
+
   def register(req: Req): Out = {
+    rate("RegisterStreamConsumer", "account", 5)
     val stream = sim.stream(req)
     val name = validName(req.str("ConsumerName"))
     val now = sim.now()
@@ -42,11 +61,13 @@ final class Consumers(sim: Simulator) {
 
   def describe(req: Req): Out = {
     val (stream, consumer) = find(req)
+    rate("DescribeStreamConsumer", stream.name, 20)
     obj("ConsumerDescription" -> view(stream, consumer, sim.now(), withStream = true))
   }
 
   def list(req: Req): Out = {
     val stream = sim.stream(req)
+    rate("ListStreamConsumers", stream.name, 5)
     val now = sim.now()
     purge(stream, now)
     val all = stream.consumers.values.toVector
@@ -62,6 +83,7 @@ final class Consumers(sim: Simulator) {
 
   def deregister(req: Req): Out = {
     val (stream, consumer) = find(req)
+    rate("DeregisterStreamConsumer", stream.name, 5)
     val now = sim.now()
     if (consumer.deregisteredMillis.isEmpty) consumer.deregisteredMillis = Some(now)
     purge(stream, now)

@@ -67,6 +67,9 @@ class SdkFanOutSuite extends AnyFunSuite with SimulatorFixture {
     arn
   }
 
+  private def consumersOf(stream: String): Seq[String] = kinesis.listStreamConsumers((b: ListStreamConsumersRequest.Builder) =>
+    b.streamARN(streamArn(stream))).consumers().asScala.map(_.consumerName()).toSeq
+
   private def put(stream: String, key: String, data: String): PutRecordResponse =
     kinesis.putRecord((b: PutRecordRequest.Builder) => b.streamName(stream).partitionKey(key).data(SdkBytes.fromUtf8String(data)))
 
@@ -151,10 +154,16 @@ class SdkFanOutSuite extends AnyFunSuite with SimulatorFixture {
     val refused = intercept[java.util.concurrent.ExecutionException](
       subscribe(consumer, shard, from(ShardIteratorType.LATEST)).done.get(10, TimeUnit.SECONDS))
     assert(refused.getCause.isInstanceOf[LimitExceededException], refused.getCause)
-    (1 to 19).foreach(i => kinesis.registerStreamConsumer((b: RegisterStreamConsumerRequest.Builder) =>
-      b.streamARN(streamArn(stream)).consumerName(s"c$i")))
-    intercept[LimitExceededException](kinesis.registerStreamConsumer((b: RegisterStreamConsumerRequest.Builder) =>
-      b.streamARN(streamArn(stream)).consumerName("c20")))
+    def register(name: String) = kinesis.registerStreamConsumer((b: RegisterStreamConsumerRequest.Builder) =>
+      b.streamARN(streamArn(stream)).consumerName(name))
+    // Registering has a rate of its own (5 a second): quick registrations meet it first.
+    val rated = intercept[LimitExceededException]((1 to 6).foreach(i => register(s"c$i")))
+    assert(rated.getMessage.contains("Rate exceeded for RegisterStreamConsumer"))
+    admin.quotas(enabled = false)
+    (1 to 19).filterNot(i => consumersOf(stream).contains(s"c$i")).foreach(i => register(s"c$i"))
+    admin.quotas(enabled = true)
+    val full = intercept[LimitExceededException](register("c20"))
+    assert(full.getMessage.contains("Limit of 20 consumers per stream exceeded"))
   }
 
   test("faults: a cut subscription fails on the client, an exception event names its type") {
