@@ -49,8 +49,8 @@ final class Subscriptions(sim: Simulator, consumers: Consumers, data: DataPlane)
 
 object Subscriptions {
   val InUseMillis = 5000L
-  /** How often a subscription looks for new records. */
-  val TickMillis = 50L
+  /** How often a subscription looks for new records: AWS pushes them as they arrive, within tens of ms. */
+  val TickMillis = 10L
   /** What one event holds at most. */
   val MaxEventRecords = 10000
   val MaxEventBytes: Long = 1024L * 1024
