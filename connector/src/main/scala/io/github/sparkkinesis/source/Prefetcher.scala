@@ -276,9 +276,13 @@ object Prefetcher extends Logging {
    * more shards than slots every shard still gets its turn (first come, first served; nobody starves).
    */
   private def startCalls(): Unit = {
+    // Pushed reads are not held to the in-flight share: their asks stay outstanding while shards are quiet (one
+    // per shard, each reserving what its events have been bringing), and an event is no 10 MiB answer.
     def free(feed: ShardFeed) = {
       val limit = bufferLimit(feed.config)
-      math.min(limit - held.get(), ShardFeed.AnswerHeapFactor * limit / InFlightShare) - reserved.get()
+      val room = if (feed.fetcher.pushed) limit - held.get()
+        else math.min(limit - held.get(), ShardFeed.AnswerHeapFactor * limit / InFlightShare)
+      room - reserved.get()
     }
     def start(feed: ShardFeed): Unit =
       if (feed.finished) ()

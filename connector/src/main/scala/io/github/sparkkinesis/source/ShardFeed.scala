@@ -84,7 +84,8 @@ final class ShardFeed(
    */
   def nextCall(freeBytes: Long, targetBytes: Long): CallPlan = synchronized {
     val target = math.min(ShardFeed.MaxResponseBytes, targetBytes)
-    val wanted = if (polls == 0) target else math.min(target, math.max(ShardFeed.MinReservationBytes, 2 * lastResponseBytes))
+    val floor = if (fetcher != null && fetcher.pushed) ShardFeed.MinPushedReservationBytes else ShardFeed.MinReservationBytes
+    val wanted = if (polls == 0) target else math.min(target, math.max(floor, 2 * lastResponseBytes))
     val bytes = if (spill) wanted else math.min(wanted, freeBytes / ShardFeed.AnswerHeapFactor)
     val limit = math.max(1L, math.min(config.maxRecordsPerFetch.toLong, bytes / avgRecordBytes)).toInt
     CallPlan(limit, math.min(ShardFeed.MaxResponseBytes, limit * avgRecordBytes))
@@ -216,6 +217,11 @@ object ShardFeed {
   val InitialRecordBytesGuess: Long = 10L * 1024
   val MaxResponseBytes: Long = 10L * 1024 * 1024
   val MinReservationBytes: Long = 64L * 1024
+  /**
+   * A pushed read (enhanced fan-out) keeps its ask outstanding while its shard is quiet, so a thousand quiet shards
+   * hold a thousand reservations at once: a quiet shard's is small (its events are: heartbeats, a trickle).
+   */
+  val MinPushedReservationBytes: Long = 8L * 1024
   /**
    * Heap an answer takes while it is decoded, per byte of its records: the SDK gathers the body in a growing
    * array, copies it once, then cuts it into records (measured with live heap histograms during a 10 KiB-record

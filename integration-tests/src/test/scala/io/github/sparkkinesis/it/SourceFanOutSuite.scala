@@ -222,4 +222,29 @@ class SourceFanOutSuite extends AnyFunSuite with SimulatorSourceTest {
     assert(error.exists(_.getMessage.contains("20 enhanced fan-out consumers, as many as Kinesis allows")), s"got $error")
     assert(error.exists(_.getMessage.contains("consumerMode=polling")))
   }
+
+  test("quiet shards on a small buffer: every subscription keeps asking, so each shard's next record comes at once") {
+    val stream = newStreamName("efo-quiet")
+    kinesis.createStream(stream, 8)
+    // No heartbeats within the test: a shard whose ask waits for buffer room would see nothing for a minute.
+    simulator.admin.settings("""{"subscriptionHeartbeatMillis": 60000}""")
+    val subscribed = simulator.admin.operationCounter("SubscribeToShard", "calls")
+    val (collector, query) = reading(stream, newCheckpoint(), "initialPosition" -> "latest", "fetchBufferSize" -> "1m")
+    try {
+      eventually("all eight shards subscribed", Duration.ofSeconds(30)) {
+        simulator.admin.operationCounter("SubscribeToShard", "calls") >= subscribed + 8
+      }
+      // Records on one shard at a time while seven stay quiet: the busy one must not wait behind their asks.
+      val first = kinesis.putAll(stream, (1 to 5).map(i => ("key-a", s"a-$i")))
+      eventually("the first shard's records", Duration.ofSeconds(30)) { collector.records.size >= first.size }
+      val other = (1 to 100).map(i => s"key-$i").find(k => kinesis.putAll(stream, Seq(k -> "probe")).head.shardId != first.head.shardId)
+      val second = kinesis.putAll(stream, (1 to 5).map(i => (other.get, s"b-$i")))
+      eventually("another shard's records", Duration.ofSeconds(30)) { collector.records.size >= first.size + second.size + 1 }
+      query.processAllAvailable()
+      assert(collector.records.count(_.data.startsWith("a-")) == 5 && collector.records.count(_.data.startsWith("b-")) == 5)
+    } finally {
+      query.stop()
+      simulator.admin.settings("""{"subscriptionHeartbeatMillis": 5000}""")
+    }
+  }
 }
