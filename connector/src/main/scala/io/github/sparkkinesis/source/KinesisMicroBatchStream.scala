@@ -4,6 +4,8 @@ import java.util.{Optional, UUID}
 
 import scala.jdk.CollectionConverters._
 
+import io.github.sparkkinesis.options.KinesisOptionException
+import io.github.sparkkinesis.options.KinesisOptions.{MaxBytesPerTrigger, MaxRecordsPerTrigger}
 import io.github.sparkkinesis.source.ShardPosition._
 import org.apache.spark.SparkContext
 import org.apache.spark.internal.Logging
@@ -17,7 +19,8 @@ import org.apache.spark.sql.connector.read.streaming._
  * batch holds and the batch's tasks, placed where the records are, read them from memory.
  */
 final class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: String)
-  extends MicroBatchStream with SupportsTriggerAvailableNow with ReportsSourceMetrics with Logging {
+  extends MicroBatchStream with SupportsTriggerAvailableNow with SupportsRealTimeMode with ReportsSourceMetrics
+  with Logging {
 
   import KinesisMicroBatchStream._
 
@@ -42,6 +45,11 @@ final class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: St
   /** `consumerMode=efo`: this query's consumers, resolved before the first snapshot (see [[readConfig]]). */
   private val consumers = config.fanOut.map(new FanOutConsumers(config, _, derivedConsumerName(checkpointLocation)))
   @volatile private var resolved: Option[SourceConfig] = None
+
+  /** Real-time mode (`Trigger.RealTime`): tasks read until Spark ends the batch; see [[RealTimeReader]]. */
+  @volatile private var realTime = false
+  /** The start of the real-time batch running: its end is this moved on by what the tasks read. */
+  private var realTimeStart: Option[KinesisSourceOffset] = None
 
   @volatile private var initial: Option[KinesisSourceOffset] = None
   @volatile private var context: Option[SparkContext] = None
@@ -85,8 +93,8 @@ final class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: St
         case Some((c, fanOut)) =>
           val arns = c.resolve()
           progress.registeredConsumers(arns.size)
-          config.copy(fanOut = Some(fanOut.copy(consumerArns = arns)))
-        case None => config
+          config.copy(fanOut = Some(fanOut.copy(consumerArns = arns)), realTime = realTime)
+        case None => config.copy(realTime = realTime)
       }
       resolved = Some(withArns)
       withArns
@@ -95,6 +103,8 @@ final class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: St
 
   override def latestOffset(startOffset: Offset, limit: ReadLimit): Offset = {
     val start = KinesisSourceOffset.from(startOffset)
+    // Real-time batches are planned from their start alone and end where their tasks got to (mergeOffsets).
+    if (realTime) return start
     planner.checkStreams(start)
     val readable = planner.readableShards(start)
     if (readable.isEmpty) return unchanged(start)
@@ -159,6 +169,44 @@ final class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: St
     grouped.map { group =>
       KinesisInputPartition(sourceId, readConfig, group, FetchPlanner.ownerOf(group.map(_.key), owners)): InputPartition
     }.toArray
+  }
+
+  override def prepareForRealTimeMode(): Unit = synchronized {
+    // Admission control has nothing to limit in a batch that reads for as long as it lasts.
+    Seq(MaxRecordsPerTrigger -> config.maxRecordsPerTrigger, MaxBytesPerTrigger -> config.maxBytesPerTrigger)
+      .collectFirst { case (option, Some(v)) =>
+        throw new KinesisOptionException(s"Option '${option.key}' ($v) does not apply in real-time mode, where a " +
+          s"batch reads for as long as its trigger's duration: remove '${option.key}', or use a processing-time trigger.")
+      }
+    realTime = true
+    resolved = None
+    logInfo(s"Real-time mode: tasks read their shards for the whole batch; idle shards are polled every ${config.copy(realTime = true).idlePollCap}")
+  }
+
+  /** A real-time batch: every shard readable from `startOffset`, grouped into tasks as the snapshots would be. */
+  override def planInputPartitions(startOffset: Offset): Array[InputPartition] = {
+    val start = KinesisSourceOffset.from(startOffset)
+    planner.checkStreams(start)
+    synchronized { realTimeStart = Some(start) }
+    SparkSession.getActiveSession.foreach(s => context = Some(s.sparkContext))
+    val feedConfig = readConfig
+    planner.taskGroups(planner.readableShards(start))(identity).map { group =>
+      RealTimeInputPartition(sourceId, feedConfig, group.map(k => k -> start.get(k).getOrElse(TrimHorizon)),
+        FetchPlanner.ownerOf(group, owners)): InputPartition
+    }.toArray
+  }
+
+  /** The end of a real-time batch: its start moved on by what each task read, as a snapshot would have. */
+  override def mergeOffsets(offsets: Array[PartitionOffset]): Offset = synchronized {
+    val shards = offsets.toSeq.flatMap {
+      case p: RealTimePartitionOffset => p.shards
+      case other => throw new IllegalArgumentException(s"not a Kinesis partition offset: $other")
+    }
+    owners ++= shards.map(s => s.key -> s.location)
+    progress.record(shards, Nil)
+    if (shards.exists(_.last == ShardEnd)) discovery.invalidate()
+    planner.endOffset(realTimeStart.getOrElse(KinesisSourceOffset(Map.empty)),
+      shards.filter(_.advanced).map(s => s.key -> s.last))
   }
 
   override def createReaderFactory(): PartitionReaderFactory = KinesisPartitionReaderFactory

@@ -330,7 +330,7 @@ object Prefetcher extends Logging {
       held.addAndGet(feed.onPoll(poll, size => held.get() + reserved.get() + size <= limit))
       val pace = ShardReader.pacingNanos(feed.config, poll.bytes)
       val idle = ShardFeed.idleWaitNanos(feed.idlePolls, startedNanos - feed.idleSinceNanos,
-        feed.config.minFetchPeriod, feed.config.maxIdlePollInterval)
+        feed.config.minFetchPeriod, feed.config.idlePollCap)
       // Spaced from the call's start, as Kinesis counts calls and bytes when it serves them: a call's own time
       // is not lost from the shard's quota (measured: 0.91-0.95 of the quota paced from the answer instead).
       feed.nextCallNanos = if (feed.fetcher.pushed) System.nanoTime() else startedNanos + math.max(pace, idle)

@@ -74,6 +74,15 @@ final class ShardFeed(
   def finished: Boolean = synchronized(readTo == ShardEnd || cutoffReached || failure.nonEmpty) || stopped
   def hasRecordsAfter(from: ShardPosition): Boolean = synchronized(readTo != from)
   def bytesHeld: Long = synchronized(heldBytes)
+  def millisBehindLatest: Option[Long] = synchronized(millisBehind)
+
+  /**
+   * Real-time reads: the records held after `from`, when the feed starts there. A real-time task commits what it
+   * emitted before it asks again ([[Prefetcher.feedFor]]), so all it is handed is new.
+   */
+  def heldAfter(from: ShardPosition): Seq[RecordBlock] = synchronized {
+    if (from != base || records.isEmpty) Nil else records.toArray(new Array[RecordBlock](records.size())).toSeq
+  }
 
   /**
    * The next call: records to ask for, and the bytes their answer may bring. An answer aims at `targetBytes`

@@ -132,7 +132,7 @@ object SnapshotJob {
   }
 
   /** The feed's own failure, unless it already says which shard (stream not found, data loss, denied access). */
-  private def failure(key: ShardKey, e: Throwable): Throwable = e match {
+  private[source] def failure(key: ShardKey, e: Throwable): Throwable = e match {
     case _: IllegalStateException | _: IllegalArgumentException => e
     case other => new IllegalStateException(s"Reading Kinesis shard $key failed: ${other.getMessage}", other)
   }

@@ -49,9 +49,17 @@ final case class SourceConfig(
     shardFetchInterval: Duration,
     failOnDataLoss: Boolean,
     fetchBufferSize: Option[Long] = None,
-    maxIdlePollInterval: Duration = SourceConfig.DefaultMaxIdlePollInterval,
+    maxIdlePollInterval: Option[Duration] = None,
     fanOut: Option[FanOutConfig] = None,
-    streamArns: Map[String, String] = Map.empty) {
+    streamArns: Map[String, String] = Map.empty,
+    realTime: Boolean = false) {
+
+  /**
+   * The longest an idle shard goes unpolled: the option, else 10 s, but in real-time mode `minFetchPeriod`: a
+   * real-time query is there for its latency, and pays for it with five calls a second per idle shard.
+   */
+  def idlePollCap: Duration =
+    maxIdlePollInterval.getOrElse(if (realTime) minFetchPeriod else SourceConfig.DefaultMaxIdlePollInterval)
 
   def streamArn(stream: String): Option[String] = streamArns.get(stream)
 
@@ -92,7 +100,7 @@ object SourceConfig {
       shardFetchInterval = reader.duration(ShardFetchInterval, Duration.ofMillis(100)).getOrElse(Duration.ofSeconds(1)),
       failOnDataLoss = reader.boolean(FailOnDataLoss).getOrElse(true),
       fetchBufferSize = reader.bytes(FetchBufferSize, MinFetchBufferBytes, Long.MaxValue),
-      maxIdlePollInterval = reader.duration(MaxIdlePollInterval, KinesisMinFetchPeriod).getOrElse(DefaultMaxIdlePollInterval),
+      maxIdlePollInterval = reader.duration(MaxIdlePollInterval, KinesisMinFetchPeriod),
       fanOut = fanOut(reader, streams),
       streamArns = reader.streamArns)
   }
