@@ -33,8 +33,10 @@ final case class RealTimePartitionOffset(shards: Seq[ShardSnapshot]) extends Par
  * processed those rows by then): a retried task finds the feed past its start and reads its shards again from
  * Kinesis, so it emits exactly what its first attempt did, and more.
  *
- * A shard read to its end stops there: its children are read from the next batch, when the offset says the
- * parents are done (parent-before-child holds across tasks and executors without the tasks talking).
+ * A shard read to its end hands over to its children in the same task when all of a child's parents are this
+ * task's and read to their end (a split always; a merge when both parents are here), so a reshard does not hold a
+ * hash range back for the rest of a long batch. Other children are read from the next batch, whose offset says
+ * their parents are done: parent-before-child holds across tasks and executors without the tasks talking.
  */
 final class RealTimeReader(partition: RealTimeInputPartition) extends SupportsRealTimeRead[InternalRow] {
   import RealTimeReader._
@@ -70,7 +72,7 @@ final class RealTimeReader(partition: RealTimeInputPartition) extends SupportsRe
         val ended = feed.ended // read before the records: nothing is added to a feed after its end
         val taken = feed.heldAfter(position)
         if (taken.nonEmpty) { pending = taken.iterator; block = pending.next() }
-        else if (ended) position = ShardEnd
+        else if (ended) { position = ShardEnd; adoptChildren() }
       }
       hasRecord
     }
@@ -83,7 +85,8 @@ final class RealTimeReader(partition: RealTimeInputPartition) extends SupportsRe
     }
   }
 
-  private val cursors = partition.starts.map { case (key, from) => new Cursor(key, from) }.toArray
+  private var cursors = partition.starts.map { case (key, from) => new Cursor(key, from) }.toArray
+  private lazy val discovery = new ShardDiscovery(partition.config)
   private val out = new SourceRow
   private val location = SnapshotJob.executorLocation()
   /** The cursor whose shard the row's stream and shard columns hold, and the one that emits next. */
@@ -117,6 +120,16 @@ final class RealTimeReader(partition: RealTimeInputPartition) extends SupportsRe
       i += 1
     }
     null
+  }
+
+  /** The children whose parents are all this task's and ended start here, from their first record. */
+  private def adoptChildren(): Unit = {
+    discovery.invalidate() // listed before the parent ended, it would not show the children
+    val mine = cursors.map(c => c.key -> c).toMap
+    val children = discovery.shards().values.filter { m =>
+      !mine.contains(m.key) && m.parents.nonEmpty && m.parents.forall(p => mine.get(ShardKey(m.key.stream, p)).exists(_.done))
+    }
+    cursors = cursors ++ children.toSeq.sortBy(_.key).map(m => new Cursor(m.key, TrimHorizon))
   }
 
   private def emit(c: Cursor): RecordStatus = {

@@ -99,23 +99,46 @@ class SourceRealTimeSuite extends AnyFunSuite with SimulatorSourceTest {
     }
   }
 
-  test("a split during a batch: the parent to its end, then its children, nothing lost or reordered") {
+  test("a split during a batch: the parent to its end, then its children in the same batch, nothing lost or reordered") {
     val stream = newStreamName("rtm-split")
     kinesis.createStream(stream, 1)
     val sink = RealTimeSink.create()
-    val query = start(kinesisReader(stream, "initialPosition" -> "trim_horizon"), sink, newCheckpoint(), "2 seconds")
+    val query = start(kinesisReader(stream, "initialPosition" -> "trim_horizon"), sink, newCheckpoint(), "60 seconds")
     try {
       val before = kinesis.putAll(stream, keyed("before", 40))
       eventually("the parent's records") { sink.records.size >= before.size }
       kinesis.split(stream, kinesis.shardIds(stream).head)
       val after = kinesis.putAll(stream, keyed("after", 40))
-      eventually("the children's records") { sink.records.size >= before.size + after.size }
-      assertExactly(sink.records, before ++ after)
-      assertKeyOrder(sink.records, before ++ after)
-      val parent = before.head.shardId
-      val lastOfParent = sink.records.lastIndexWhere(_.shardId == parent)
-      assert(sink.records.indexWhere(_.shardId != parent) > lastOfParent, "a child's record came before the parent's end")
+      eventually("the children's records, inside the batch", Duration.ofSeconds(30)) { sink.records.size >= before.size + after.size }
+      assert(completedBatches(query) == 0, "the children waited for the next batch")
+      assertChildrenAfterParents(sink.records, before ++ after)
     } finally query.stop()
+  }
+
+  test("a merge of shards read by two tasks: the child from the next batch, after both parents") {
+    val stream = newStreamName("rtm-merge")
+    kinesis.createStream(stream, 2)
+    val sink = RealTimeSink.create()
+    // Two tasks (local[2]), a shard each: neither task holds both parents.
+    val query = start(kinesisReader(stream, "initialPosition" -> "trim_horizon"), sink, newCheckpoint(), "2 seconds")
+    try {
+      val before = kinesis.putAll(stream, keyed("before", 40))
+      eventually("the parents' records") { sink.records.size >= before.size }
+      val Seq(a, b) = kinesis.shardIds(stream).sorted
+      kinesis.merge(stream, a, b)
+      val after = kinesis.putAll(stream, keyed("after", 40))
+      eventually("the child's records") { sink.records.size >= before.size + after.size }
+      assertChildrenAfterParents(sink.records, before ++ after)
+    } finally query.stop()
+  }
+
+  /** Every record once, each key in order, and no child record before a parent's last. */
+  private def assertChildrenAfterParents(read: Seq[ReadRecord], put: Seq[PutRecordResult]): Unit = {
+    assertExactly(read, put)
+    assertKeyOrder(read, put)
+    val parents = put.take(40).map(_.shardId).toSet
+    val lastOfParents = read.lastIndexWhere(r => parents(r.shardId))
+    assert(read.indexWhere(r => !parents(r.shardId)) > lastOfParents, "a child's record came before a parent's end")
   }
 
   test("enhanced fan-out in real-time mode: pushed records leave while the batch runs") {
