@@ -90,7 +90,8 @@ class KinesisSourceBuilder(_Builder):
     """Made by :meth:`KinesisSources.kinesis`."""
 
     def withInitialPosition(self, position: str) -> KinesisSourceBuilder:
-        """``latest`` (the default), ``trim_horizon``, ``earliest`` or a JSON map of per-shard positions."""
+        """``latest`` (the default), ``trim_horizon``, ``earliest``, Databricks' ``{"at_timestamp": ..., "format": ...}``
+        or a JSON map of per-shard positions."""
         check_str("position", position)
         return self._next(call(lambda: self._j.withInitialPosition(position)))
 

@@ -25,7 +25,10 @@ final class KinesisSourceBuilder private[sparkkinesis] (protected val settings: 
   override protected def updated(settings: Map[String, String]): KinesisSourceBuilder =
     new KinesisSourceBuilder(settings)
 
-  /** `latest` (the default), `trim_horizon`, `earliest`, or a JSON map of per-shard positions. */
+  /**
+   * `latest` (the default), `trim_horizon`, `earliest`, Databricks' `{"at_timestamp": ..., "format": ...}`, or a JSON
+   * map of per-shard positions.
+   */
   def withInitialPosition(position: String): KinesisSourceBuilder = set(InitialPosition, position)
 
   /** Start at the records that arrived at or after `timestamp`. */
@@ -58,7 +61,7 @@ final class KinesisSourceBuilder private[sparkkinesis] (protected val settings: 
 
   /** A streaming DataFrame of the source schema. */
   def build(spark: SparkSession): DataFrame = {
-    SourceConfig(OptionReader(settings))
+    SourceConfig.refuseEndingPositionForStreaming(SourceConfig(OptionReader(settings)))
     spark.readStream.format(KinesisProvider.ShortName).options(settings).load()
   }
 

@@ -33,9 +33,9 @@ object KinesisOptions {
   val ConnectTimeout = opt("connectTimeout", "10s", "time to open a connection")
 
   // Source.
-  val InitialPosition = opt("initialPosition", "latest", "where a new query starts: latest, trim_horizon, earliest, at_timestamp, or a JSON map of per-shard positions", Source)
+  val InitialPosition = opt("initialPosition", "latest", "where a new query starts: latest, trim_horizon, earliest, at_timestamp, Databricks' JSON {\"at_timestamp\": ..., \"format\": ...}, or a JSON map of per-shard positions", Source)
   val InitialTimestamp = opt("initialTimestamp", null, "with initialPosition=at_timestamp: ISO-8601 or epoch millis", Source)
-  val EndingPosition = opt("endingPosition", "latest", "batch reads only: where the read ends (latest = the tip when the read is planned)", Source)
+  val EndingPosition = opt("endingPosition", "latest", "batch reads only: where the read ends; latest (the tip when the read is planned) is the only value accepted", Source)
   val MaxRecordsPerFetch = opt("maxRecordsPerFetch", "10000", "Limit of one GetRecords call (1..10000)", Source)
   val MaxFetchRate = opt("maxFetchRate", "adaptive", "MB/s cap per shard; unset = the shard's read quota (2 MiB/s: after a large read the next call waits it out); throttling backs off", Source)
   val MinFetchPeriod = opt("minFetchPeriod", "200ms", "least time between two GetRecords calls on one shard", Source)

@@ -21,6 +21,7 @@ final class OptionReader(raw: Map[String, String]) {
   private val values: Map[String, String] = raw.map { case (k, v) => k.toLowerCase(Locale.ROOT) -> v }
 
   checkKeys()
+  DatabricksOptions.check(this)
 
   def get(option: KinesisOption): Option[String] = values.get(option.lowerKey).map(_.trim).filter(_.nonEmpty)
 
@@ -152,6 +153,12 @@ final class OptionReader(raw: Map[String, String]) {
     if (static.isDefined && profile.isDefined) {
       throw new KinesisOptionException("Options 'awsAccessKey'/'awsSecretKey' and 'awsProfile' both name credentials: keep one.")
     }
+    // The default chain ends with the instance profile: refusing it is only possible when other credentials are given.
+    if (boolean(DatabricksOptions.AwsUseInstanceProfile).contains(false) && static.isEmpty && profile.isEmpty) {
+      throw new KinesisOptionException("Option 'awsUseInstanceProfile' is false but no credentials are given: set " +
+        "'awsAccessKey' and 'awsSecretKey', or 'awsProfile' (with 'roleArn' they are the credentials that assume the " +
+        "role), or set awsUseInstanceProfile=true to use the AWS default credential chain.")
+    }
     val base = static.orElse(profile).getOrElse(CredentialsConfig.DefaultChain)
     get(RoleArn) match {
       case Some(arn) =>
@@ -166,11 +173,15 @@ final class OptionReader(raw: Map[String, String]) {
     }
   }
 
-  /** A key that is not ours but is a likely typo of one of ours fails; any other foreign key is left alone. */
+  /**
+   * A key that is not ours but is a likely typo of one of ours (or of a Databricks key we answer) fails; any other
+   * foreign key is left alone.
+   */
   private def checkKeys(): Unit = {
-    for (key <- raw.keys if find(key).isEmpty) {
+    val known = all ++ DatabricksOptions.foreignKeys
+    for (key <- raw.keys if find(key).isEmpty && DatabricksOptions.findForeign(key).isEmpty) {
       val lower = key.toLowerCase(Locale.ROOT)
-      val closest = all.map(o => o -> OptionReader.editDistance(lower, o.lowerKey)).minBy(_._2)
+      val closest = known.map(o => o -> OptionReader.editDistance(lower, o.lowerKey)).minBy(_._2)
       val tolerance = if (lower.length <= 6) 1 else 2
       if (closest._2 <= tolerance) {
         throw new KinesisOptionException(

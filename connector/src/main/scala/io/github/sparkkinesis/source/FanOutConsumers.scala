@@ -26,10 +26,12 @@ final class FanOutConsumers(config: SourceConfig, fanOut: FanOutConfig, derivedN
   def resolve(): Map[String, String] = {
     val supplied = fanOut.registeredConsumers.map(id => streamOfGiven(id) -> id).toMap
     val arns = config.streams.map { stream =>
-      stream -> supplied.getOrElse(stream, {
-        val arn = register(stream)
-        registered += stream -> arn
-        arn
+      stream -> supplied.getOrElse(stream, fanOut.registeredConsumerName match {
+        case Some(name) => existing(stream, name)
+        case None =>
+          val arn = register(stream)
+          registered += stream -> arn
+          arn
       })
     }.toMap
     arns.foreach { case (stream, arn) => awaitActive(stream, arn) }
@@ -55,10 +57,20 @@ final class FanOutConsumers(config: SourceConfig, fanOut: FanOutConfig, derivedN
     stream
   }
 
-  private def register(stream: String): String = {
-    val streamArn = try config.streamArn(stream).getOrElse(client.describeStreamSummary(
+  private def streamArnOf(stream: String): String =
+    try config.streamArn(stream).getOrElse(client.describeStreamSummary(
       (b: DescribeStreamSummaryRequest.Builder) => b.streamName(stream)).streamDescriptionSummary().streamARN())
     catch { case e: ResourceNotFoundException => throw ShardDiscovery.streamNotFound(stream, config.connection, e) }
+
+  /** `registeredConsumerIdType=name`: the consumer must be there already; it is someone else's to register. */
+  private def existing(stream: String, name: String): String =
+    consumers(streamArnOf(stream)).find(c => c.consumerName() == name && c.consumerStatus() != ConsumerStatus.DELETING)
+      .map(_.consumerARN()).getOrElse(throw new IllegalArgumentException(s"Option 'registeredConsumerId' names " +
+        s"enhanced fan-out consumer '$name', which is not registered on stream $stream: register it, or give " +
+        s"consumerName=$name instead to have the query register it"))
+
+  private def register(stream: String): String = {
+    val streamArn = streamArnOf(stream)
     val deadline = System.nanoTime() + RegistrationTimeout.toNanos
     var arn: Option[String] = None
     while (arn.isEmpty) {

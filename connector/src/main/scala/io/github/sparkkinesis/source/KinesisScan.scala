@@ -17,6 +17,8 @@ final class KinesisScan(config: SourceConfig) extends Scan {
   override def description(): String = s"Kinesis ${config.streams.mkString(", ")}"
   override def supportedCustomMetrics(): Array[CustomMetric] = SourceTaskMetrics.supported
   override def toBatch: Batch = new KinesisBatch(config)
-  override def toMicroBatchStream(checkpointLocation: String): MicroBatchStream =
+  override def toMicroBatchStream(checkpointLocation: String): MicroBatchStream = {
+    SourceConfig.refuseEndingPositionForStreaming(config)
     new KinesisMicroBatchStream(config, checkpointLocation)
+  }
 }

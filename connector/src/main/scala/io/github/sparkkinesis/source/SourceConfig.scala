@@ -9,7 +9,7 @@ import scala.util.control.NonFatal
 import com.fasterxml.jackson.databind.{JsonNode, ObjectMapper}
 
 import io.github.sparkkinesis.client.ConnectionConfig
-import io.github.sparkkinesis.options.{KinesisOption, KinesisOptionException, OptionReader}
+import io.github.sparkkinesis.options.{DatabricksOptions, KinesisOption, KinesisOptionException, OptionReader}
 import io.github.sparkkinesis.options.KinesisOptions
 import io.github.sparkkinesis.options.KinesisOptions._
 
@@ -32,7 +32,8 @@ final case class FanOutConfig(
     consumerNamePrefix: String,
     registeredConsumers: Seq[String],
     deregisterOnStop: Boolean,
-    consumerArns: Map[String, String] = Map.empty)
+    consumerArns: Map[String, String] = Map.empty,
+    registeredConsumerName: Option[String] = None)
 
 /** The source's options, parsed and validated once on the driver; shipped to executors with each task. */
 final case class SourceConfig(
@@ -52,6 +53,7 @@ final case class SourceConfig(
     maxIdlePollInterval: Option[Duration] = None,
     fanOut: Option[FanOutConfig] = None,
     streamArns: Map[String, String] = Map.empty,
+    endingPosition: Option[String] = None,
     realTime: Boolean = false) {
 
   /**
@@ -102,12 +104,23 @@ object SourceConfig {
       fetchBufferSize = reader.bytes(FetchBufferSize, MinFetchBufferBytes, Long.MaxValue),
       maxIdlePollInterval = reader.duration(MaxIdlePollInterval, KinesisMinFetchPeriod),
       fanOut = fanOut(reader, streams),
-      streamArns = reader.streamArns)
+      streamArns = reader.streamArns,
+      endingPosition = reader.get(EndingPosition).map { v =>
+        if (!v.equalsIgnoreCase("latest")) reader.fail(EndingPosition, v, "latest (the tip when the batch read is " +
+          "planned), the only end supported; to stop earlier, filter on approximateArrivalTimestamp or sequenceNumber")
+        "latest"
+      })
+  }
+
+  /** `endingPosition` is a batch read's; a streaming query given one fails rather than run without an end. */
+  def refuseEndingPositionForStreaming(config: SourceConfig): Unit = config.endingPosition.foreach { v =>
+    throw new KinesisOptionException(s"Option '${EndingPosition.key}' (value '$v') applies to batch reads " +
+      "(spark.read) only: remove it, or use Trigger.AvailableNow to have a streaming query stop at the tip seen at start.")
   }
 
   private def fanOut(reader: OptionReader, streams: Seq[String]): Option[FanOutConfig] = {
     // requireConsumerDeregistration=false asks for nothing, in either mode.
-    val efoOnly = Seq(ConsumerName, ConsumerNamePrefix, RegisteredConsumerId) ++
+    val efoOnly = Seq(ConsumerName, ConsumerNamePrefix, RegisteredConsumerId, DatabricksOptions.RegisteredConsumerIdType) ++
       (if (reader.boolean(RequireConsumerDeregistration).contains(true)) Seq(RequireConsumerDeregistration) else Nil)
     reader.oneOf(ConsumerMode, Seq("polling", "efo")).map(_.toLowerCase(java.util.Locale.ROOT)).getOrElse("polling") match {
       case "polling" =>
@@ -121,9 +134,23 @@ object SourceConfig {
           if (!v.matches(FanOutConsumers.NamePattern)) reader.fail(o, v, "1 to 128 letters, digits, '_', '.' or '-'")
           v
         }
-        val registered = reader.get(RegisteredConsumerId).toSeq.flatMap(_.split(",").map(_.trim).filter(_.nonEmpty))
+        val ids = reader.get(RegisteredConsumerId).toSeq.flatMap(_.split(",").map(_.trim).filter(_.nonEmpty))
+        val byName = reader.oneOf(DatabricksOptions.RegisteredConsumerIdType, DatabricksOptions.RegisteredConsumerIdTypes)
+          .exists(_.equalsIgnoreCase("name"))
+        val registeredName = if (!byName) None else {
+          val v = reader.required(RegisteredConsumerId, "the name of a registered consumer (registeredConsumerIdType=name)")
+          if (ids.size != 1 || FanOutConsumers.isConsumerArn(ids.head)) reader.fail(RegisteredConsumerId, v,
+            "one consumer name, looked up on every stream read (with registeredConsumerIdType=name; ARNs need " +
+            "registeredConsumerIdType=arn)")
+          reader.get(ConsumerName).foreach(_ => throw new KinesisOptionException("Options 'consumerName' and " +
+            "'registeredConsumerId' both name the consumer: keep one (consumerName registers it when missing, " +
+            "registeredConsumerId needs it registered)."))
+          Some(name(RegisteredConsumerId, ids.head))
+        }
+        val registered = if (byName) Nil else ids
         registered.find(!FanOutConsumers.isConsumerArn(_)).foreach(v => reader.fail(RegisteredConsumerId, v,
-          "consumer ARNs (arn:aws:kinesis:<region>:<account>:stream/<stream>/consumer/<name>:<created>), one per stream"))
+          "consumer ARNs (arn:aws:kinesis:<region>:<account>:stream/<stream>/consumer/<name>:<created>), one per " +
+          "stream, or set registeredConsumerIdType=name to give a consumer's name"))
         if (registered.map(FanOutConsumers.streamOf).distinct.size != registered.size)
           reader.fail(RegisteredConsumerId, registered.mkString(","), "at most one consumer ARN per stream")
         val prefix = reader.get(ConsumerNamePrefix).map(name(ConsumerNamePrefix, _)).getOrElse("spark-kinesis_")
@@ -132,12 +159,14 @@ object SourceConfig {
           consumerName = reader.get(ConsumerName).map(name(ConsumerName, _)),
           consumerNamePrefix = prefix,
           registeredConsumers = registered,
-          deregisterOnStop = reader.boolean(RequireConsumerDeregistration).getOrElse(false)))
+          deregisterOnStop = reader.boolean(RequireConsumerDeregistration).getOrElse(false),
+          registeredConsumerName = registeredName))
     }
   }
 
-  private val accepted = "latest, trim_horizon, earliest, at_timestamp (with initialTimestamp), or a JSON map of " +
-    """per-shard positions such as {"shardId-000000000000":{"at_sequence_number":"4959..."}}"""
+  private val accepted = "latest, trim_horizon, earliest, at_timestamp (with initialTimestamp), " +
+    """{"at_timestamp": "<time>", "format": "<DateTimeFormatter pattern>"}, or a JSON map of per-shard positions """ +
+    """such as {"shardId-000000000000":{"at_sequence_number":"4959..."}}"""
 
   private def initialPosition(reader: OptionReader, streams: Seq[String]): InitialPosition = {
     val raw = reader.get(KinesisOptions.InitialPosition).getOrElse("latest")
@@ -147,7 +176,7 @@ object SourceConfig {
       case "at_timestamp" =>
         val ts = reader.required(InitialTimestamp, "an ISO-8601 instant (2025-01-31T12:00:00Z) or epoch milliseconds")
         InitialPosition.AtTimestamp(parseTimestamp(reader, ts))
-      case _ if raw.trim.startsWith("{") => InitialPosition.PerShard(perShard(reader, raw, streams))
+      case _ if raw.trim.startsWith("{") => json(reader, raw, streams)
       case _ => reader.fail(KinesisOptions.InitialPosition, raw, accepted)
     }
   }
@@ -159,10 +188,20 @@ object SourceConfig {
         reader.fail(InitialTimestamp, ts, "an ISO-8601 instant such as 2025-01-31T12:00:00Z, or epoch milliseconds")
     }
 
-  /** `{"shardId": pos}` for a single stream, or `{"stream": {"shardId": pos}}`. */
-  private def perShard(reader: OptionReader, raw: String, streams: Seq[String]): Map[ShardKey, ShardPosition] = {
+  /**
+   * Databricks' `{"at_timestamp": ..., "format": ...}`, told from a per-stream map by its value: a stream's entry is
+   * an object, a time is not.
+   */
+  private def json(reader: OptionReader, raw: String, streams: Seq[String]): InitialPosition = {
     val root = try new ObjectMapper().readTree(raw) catch { case NonFatal(_) => reader.fail(KinesisOptions.InitialPosition, raw, accepted) }
     if (!root.isObject) reader.fail(KinesisOptions.InitialPosition, raw, accepted)
+    val at = root.get("at_timestamp")
+    if (at != null && at.isValueNode) InitialPosition.AtTimestamp(DatabricksTimestamp.parse(reader, raw, root))
+    else InitialPosition.PerShard(perShard(reader, raw, root, streams))
+  }
+
+  /** `{"shardId": pos}` for a single stream, or `{"stream": {"shardId": pos}}`. */
+  private def perShard(reader: OptionReader, raw: String, root: JsonNode, streams: Seq[String]): Map[ShardKey, ShardPosition] = {
     val byStream: Seq[(String, JsonNode)] =
       if (root.fieldNames().asScala.forall(streams.contains)) root.properties().asScala.map(e => e.getKey -> e.getValue).toSeq
       else if (streams.size == 1) Seq(streams.head -> root)

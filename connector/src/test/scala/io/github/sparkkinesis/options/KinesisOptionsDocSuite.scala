@@ -20,12 +20,28 @@ class KinesisOptionsDocSuite extends AnyFunSuite {
       s"| `${o.key}` | ${o.default.getOrElse("—")} | ${scope(o)} | ${o.doc}${if (o.secret) " (secret: never logged)" else ""} |"
     }).mkString("\n")
 
-  test("the README lists every option with its default and meaning") {
+  private def section(begin: String, end: String): String = {
     val readme = new String(Files.readAllBytes(Paths.get("..", "README.md")), "UTF-8")
-    val start = readme.indexOf(Begin)
-    val end = readme.indexOf(End)
-    assert(start >= 0 && end > start, s"README.md has no section between\n$Begin\n$End")
-    val actual = readme.substring(start + Begin.length, end).trim
+    val start = readme.indexOf(begin)
+    val stop = readme.indexOf(end)
+    assert(start >= 0 && stop > start, s"README.md has no section between\n$begin\n$end")
+    readme.substring(start + begin.length, stop).trim
+  }
+
+  test("the README lists every option with its default and meaning") {
+    val actual = section(Begin, End)
     assert(actual == expected, s"README.md's option table is out of date; it should read:\n$Begin\n$expected\n$End")
+  }
+
+  private val DatabricksBegin = "<!-- databricks:begin (generated from DatabricksOptions; KinesisOptionsDocSuite checks it) -->"
+  private val DatabricksEnd = "<!-- databricks:end -->"
+
+  private val expectedDatabricks: String = (Seq("| Databricks option | here | what it does here |", "|---|---|---|") ++
+    DatabricksOptions.all.map(e => s"| `${e.key}` | ${e.handling.label} | ${e.here} |")).mkString("\n")
+
+  test("the README says what each option of Databricks' connector does here") {
+    val actual = section(DatabricksBegin, DatabricksEnd)
+    assert(actual == expectedDatabricks,
+      s"README.md's Databricks table is out of date; it should read:\n$DatabricksBegin\n$expectedDatabricks\n$DatabricksEnd")
   }
 }

@@ -40,6 +40,20 @@ class SourceErrorsSuite extends AnyFunSuite with SourceTest {
     assert(loadError("consumerMode" -> "efo", "registeredConsumerId" -> "app").contains("expected consumer ARNs"))
   }
 
+  test("Databricks options that cannot work here are refused, naming option, value and what to use instead") {
+    val stream = newStreamName("dbx")
+    kinesis.createStream(stream, 1)
+    val credential = intercept[IllegalArgumentException](kinesisReader(stream, "serviceCredential" -> "kinesis-cred")).getMessage
+    assert(credential.startsWith("Option 'serviceCredential' (value 'kinesis-cred') is Databricks' and not supported " +
+      "here") && credential.contains("give roleArn"), credential)
+    val batchEnd = intercept[IllegalArgumentException](spark.read.format("kinesis").options(Map("streamName" -> stream,
+      "endpoint" -> emulator.endpoint.toString, "region" -> TestEnv.region, "awsAccessKey" -> TestEnv.accessKey,
+      "awsSecretKey" -> TestEnv.secretKey, "endingPosition" -> "at_timestamp")).load().collect()).getMessage
+    assert(batchEnd.startsWith("Invalid value 'at_timestamp' for option 'endingPosition': expected latest"), batchEnd)
+    val streamingEnd = startError(stream, "endingPosition" -> "latest")
+    assert(streamingEnd.contains("Option 'endingPosition' (value 'latest') applies to batch reads (spark.read) only"), streamingEnd)
+  }
+
   test("a checkpoint written for another stream is refused with what was expected and found") {
     val one = newStreamName("one")
     val two = newStreamName("two")

@@ -209,6 +209,26 @@ class SourceFanOutSuite extends AnyFunSuite with SimulatorSourceTest {
     assert(consumers(stream).map(_.consumerARN()) == Seq(arn))
   }
 
+  test("registeredConsumerIdType=name: a consumer registered beforehand is found by name; a missing one fails at start") {
+    val stream = newStreamName("efo-named")
+    kinesis.createStream(stream, 1)
+    val streamArn = kinesis.control.describeStreamSummary((b: DescribeStreamSummaryRequest.Builder) => b.streamName(stream))
+      .streamDescriptionSummary().streamARN()
+    val arn = kinesis.control.registerStreamConsumer((b: RegisterStreamConsumerRequest.Builder) =>
+      b.streamARN(streamArn).consumerName("ops-named")).consumer().consumerARN()
+    val put = kinesis.putAll(stream, keyed("n", 10))
+    val byName = Seq("registeredConsumerIdType" -> "name", "requireConsumerDeregistration" -> "true")
+    val read = readAvailableNow(efo(stream, byName :+ ("registeredConsumerId" -> "ops-named"): _*))
+    assertExactly(read.records, put)
+    assert(consumers(stream).map(_.consumerARN()) == Seq(arn)) // found, not registered, and not deregistered
+    val query = new Collector().start(efo(stream, byName :+ ("registeredConsumerId" -> "nobody"): _*), newCheckpoint(),
+      Trigger.ProcessingTime(100))
+    val error = try { scala.util.Try(query.awaitTermination(Duration.ofSeconds(60).toMillis)); query.exception } finally query.stop()
+    assert(error.exists(_.getMessage.contains(s"enhanced fan-out consumer 'nobody', which is not registered on stream $stream")),
+      s"got $error")
+    assert(consumers(stream).map(_.consumerName()) == Seq("ops-named"))
+  }
+
   test("a stream with 20 consumers: the 21st is refused with a message naming the limit and the way out") {
     val stream = newStreamName("efo-full")
     kinesis.createStream(stream, 1)

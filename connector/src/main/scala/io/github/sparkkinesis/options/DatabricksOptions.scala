@@ -1,0 +1,129 @@
+package io.github.sparkkinesis.options
+
+import java.time.Duration
+
+import io.github.sparkkinesis.options.OptionScope._
+
+/**
+ * Every option of Databricks' Kinesis connector and what it does here (SPEC §2: honoured, mapped, or refused; never
+ * silently ignored). Keys that are also ours are validated by their own rows in [[KinesisOptions]]; the keys only
+ * Databricks has are checked by [[check]] when an [[OptionReader]] is built, so a job fails before its query starts.
+ * The README's "Coming from Databricks" table is generated from [[all]] (`KinesisOptionsDocSuite` checks it).
+ */
+object DatabricksOptions {
+  sealed abstract class Handling(val label: String)
+  /** The same key in our table, read by our own rules. */
+  case object Honoured extends Handling("honoured")
+  /** A key of Databricks' only, translated into our options. */
+  case object Mapped extends Handling("mapped")
+  /** A key of Databricks' only, tuning something this engine does not have: its value is checked, then unused. */
+  case object NoEffect extends Handling("accepted, no effect")
+  /** A key of Databricks' only that cannot work here: setting it fails, saying what to use instead. */
+  case object Refused extends Handling("refused")
+
+  /** @param here what the option does in this connector (the README's text, and for a refusal the message's fix) */
+  final case class Entry(key: String, handling: Handling, here: String)
+
+  private def foreign(key: String, doc: String) = KinesisOption(key, None, doc, Source)
+
+  // Keys that only Databricks has; their rows below say what each does here.
+  val AwsUseInstanceProfile = foreign("awsUseInstanceProfile", "Databricks: use the cluster's instance profile")
+  val ServiceCredential = foreign("serviceCredential", "Databricks: a Unity Catalog service credential")
+  val RegisteredConsumerIdType = foreign("registeredConsumerIdType", "Databricks: arn or name, how registeredConsumerId names consumers")
+  val ConsumerRefreshInterval = foreign("consumerRefreshInterval", "Databricks: how often EFO consumers are checked")
+  val CoalesceThresholdBlockSize = foreign("coalesceThresholdBlockSize", "Databricks: block size below which prefetched blocks are merged")
+  val CoalesceBinSize = foreign("coalesceBinSize", "Databricks: size of merged prefetched blocks")
+  val MaxShardsPerDescribe = foreign("maxShardsPerDescribe", "Databricks: shards per DescribeStream call")
+  val AvoidEmptyBatches = foreign("avoidEmptyBatches", "Databricks: skip micro-batches without data")
+  val ReuseKinesisClient = foreign("reuseKinesisClient", "Databricks: share the Kinesis client")
+
+  private val foreignOptions: Seq[KinesisOption] = Seq(AwsUseInstanceProfile, ServiceCredential,
+    RegisteredConsumerIdType, ConsumerRefreshInterval, CoalesceThresholdBlockSize, CoalesceBinSize,
+    MaxShardsPerDescribe, AvoidEmptyBatches, ReuseKinesisClient)
+
+  private def honoured(o: KinesisOption, here: String = "as documented in Options") = Entry(o.key, Honoured, here)
+
+  private val K = KinesisOptions
+
+  val all: Seq[Entry] = Seq(
+    honoured(K.StreamName),
+    honoured(K.StreamARN),
+    honoured(K.Region),
+    honoured(K.Endpoint),
+    honoured(K.InitialPosition, "latest, trim_horizon, earliest, at_timestamp (with initialTimestamp), and Databricks' " +
+      """JSON form {"at_timestamp": "<time>", "format": "<pattern>"} (format optional; see below the table)"""),
+    honoured(K.AwsAccessKey),
+    honoured(K.AwsSecretKey),
+    honoured(K.AwsSessionToken),
+    honoured(K.RoleArn),
+    honoured(K.RoleExternalId),
+    honoured(K.RoleSessionName, "default spark-kinesis"),
+    honoured(K.StsEndpoint),
+    Entry(AwsUseInstanceProfile.key, Mapped, "true: the AWS default credential chain, which ends with the instance " +
+      "profile (keys, awsProfile or roleArn given too still win); false: credentials must come from " +
+      "awsAccessKey/awsSecretKey or awsProfile, else the read or write is refused"),
+    Entry(ServiceCredential.key, Refused, "Unity Catalog service credentials exist only on Databricks: give roleArn " +
+      "(the IAM role behind the credential, with roleExternalId if its trust policy wants one), awsProfile, or " +
+      "awsAccessKey/awsSecretKey, or leave credentials to the AWS default chain"),
+    honoured(K.MaxRecordsPerFetch),
+    honoured(K.MaxFetchRate, "at most 2 (MB/s per shard); default adaptive (up to the shard's read quota) instead of 1.0"),
+    honoured(K.MinFetchPeriod, "at least 200ms (Kinesis allows 5 calls per second per shard); default 200ms instead of 400ms"),
+    honoured(K.MaxFetchDuration, "how long a snapshot waits for its shards' first answers before a batch is planned"),
+    honoured(K.FetchBufferSize, "default 1/8 of the executor heap instead of 20gb; prefetching pauses when it is full"),
+    honoured(K.ShardsPerTask, "default auto (no more tasks than Spark's default parallelism) instead of 5"),
+    honoured(K.ShardFetchInterval),
+    Entry(CoalesceThresholdBlockSize.key, NoEffect, "a size; records are not kept as Spark blocks here (a task " +
+      "reads its shards straight from the executor's prefetch buffer), so there are no small blocks to merge"),
+    Entry(CoalesceBinSize.key, NoEffect, "a size; no effect, as for coalesceThresholdBlockSize"),
+    Entry(MaxShardsPerDescribe.key, NoEffect, "an integer in 1..10000; shards are listed with ListShards, which " +
+      "pages by itself within its quota, never with DescribeStream"),
+    Entry(AvoidEmptyBatches.key, NoEffect, "true or false; this source never plans a micro-batch without records " +
+      "(an idle stream runs no batches), whatever the value"),
+    Entry(ReuseKinesisClient.key, NoEffect, "true or false; each executor JVM always shares one client per " +
+      "connection configuration"),
+    honoured(K.FailOnDataLoss),
+    honoured(K.ConsumerMode, "polling or efo; enhanced fan-out serves streaming queries, batch reads poll"),
+    honoured(K.ConsumerName),
+    honoured(K.ConsumerNamePrefix, "default spark-kinesis_ instead of databricks_"),
+    honoured(K.RegisteredConsumerId, "consumer ARNs, one per stream (comma-separated), or with " +
+      "registeredConsumerIdType=name one consumer name looked up on every stream read; never deregistered"),
+    Entry(RegisteredConsumerIdType.key, Mapped, "arn (the default) or name: how registeredConsumerId names the " +
+      "consumers; a name must already be registered on every stream read, or the query fails at start"),
+    Entry(ConsumerRefreshInterval.key, NoEffect, "a duration; consumers are looked up (and registered when needed) " +
+      "when the query starts, and a consumer deregistered while it runs fails the query instead of being registered " +
+      "again: restarting it registers the consumer anew"),
+    honoured(K.RequireConsumerDeregistration))
+
+  private val foreignByLowerKey: Map[String, KinesisOption] = foreignOptions.map(o => o.lowerKey -> o).toMap
+  require(foreignOptions.forall(o => KinesisOptions.find(o.key).isEmpty), "a Databricks-only key is also ours")
+  require(all.filter(_.handling == Honoured).forall(e => KinesisOptions.find(e.key).isDefined), "an honoured key is not ours")
+  require(all.filter(_.handling != Honoured).map(_.key).toSet == foreignOptions.map(_.key).toSet, "a Databricks-only key has no row")
+
+  /** A key only Databricks' connector has (matched case-insensitively). */
+  def findForeign(key: String): Option[KinesisOption] = foreignByLowerKey.get(key.toLowerCase(java.util.Locale.ROOT))
+
+  def foreignKeys: Seq[KinesisOption] = foreignOptions
+
+  private def entry(o: KinesisOption): Entry = all.find(_.key == o.key).get
+
+  /**
+   * Refuses the Databricks-only keys that cannot work here and checks the values of those accepted without effect.
+   * The mapped ones are read where they apply (credentials, enhanced fan-out).
+   */
+  private[options] def check(reader: OptionReader): Unit = {
+    reader.get(ServiceCredential).foreach { v =>
+      throw new KinesisOptionException(s"Option '${ServiceCredential.key}' (value '$v') is Databricks' and not " +
+        s"supported here: ${entry(ServiceCredential).here}.")
+    }
+    reader.boolean(AwsUseInstanceProfile)
+    reader.oneOf(RegisteredConsumerIdType, RegisteredConsumerIdTypes)
+    reader.duration(ConsumerRefreshInterval, Duration.ofMillis(1))
+    reader.bytes(CoalesceThresholdBlockSize, 1, Long.MaxValue)
+    reader.bytes(CoalesceBinSize, 1, Long.MaxValue)
+    reader.int(MaxShardsPerDescribe, 1, 10000)
+    reader.boolean(AvoidEmptyBatches)
+    reader.boolean(ReuseKinesisClient)
+  }
+
+  val RegisteredConsumerIdTypes: Seq[String] = Seq("arn", "name")
+}
