@@ -2,7 +2,8 @@ package io.github.sparkkinesis
 
 import org.apache.spark.sql.types._
 
-/** The source's row layout (SPEC §2). The first six columns match the Databricks connector's names and types. */
+/** The source's row layout (SPEC §2). The first six columns match the Databricks connector's names, types and positions (jobs that
+ * select by position port unchanged); ours come after them. */
 object KinesisSchema {
   val PartitionKey = "partitionKey"
   val Data = "data"
@@ -18,7 +19,7 @@ object KinesisSchema {
     StructField(Stream, StringType, nullable = false),
     StructField(ShardId, StringType, nullable = false),
     StructField(SequenceNumber, StringType, nullable = false),
-    StructField(SubSequenceNumber, LongType, nullable = false),
-    StructField(ApproximateArrivalTimestamp, TimestampType, nullable = false)
+    StructField(ApproximateArrivalTimestamp, TimestampType, nullable = false),
+    StructField(SubSequenceNumber, LongType, nullable = false)
   ))
 }

@@ -7,7 +7,7 @@ class KinesisSchemaSuite extends AnyFunSuite {
   test("the source schema is the one SPEC §2 promises, in order") {
     val expected = Seq(
       "partitionKey" -> StringType, "data" -> BinaryType, "stream" -> StringType, "shardId" -> StringType,
-      "sequenceNumber" -> StringType, "subSequenceNumber" -> LongType, "approximateArrivalTimestamp" -> TimestampType)
+      "sequenceNumber" -> StringType, "approximateArrivalTimestamp" -> TimestampType, "subSequenceNumber" -> LongType)
     assert(KinesisSchema.schema.fields.map(f => f.name -> f.dataType).toSeq == expected)
   }
 

@@ -27,8 +27,8 @@ private[source] final class SourceRow {
     row.update(0, block.partitionKey(i))
     row.update(1, block.data(i))
     row.update(4, block.sequenceNumberUtf8(i))
-    row.setLong(5, block.subSequenceNumber(i))
-    row.setLong(6, block.arrivalMillis(i) * 1000L)
+    row.setLong(5, block.arrivalMillis(i) * 1000L)
+    row.setLong(6, block.subSequenceNumber(i))
   }
 }
 
