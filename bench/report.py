@@ -18,6 +18,7 @@ IDLE_CPU_FRACTION = 0.05
 CLUSTER_SERVED_RATIO = 1.05
 EFO_P50_MS = 150.0
 EFO_QUOTA_FRACTION = 0.95
+REALTIME_P99_MS = {"polling": 300.0, "efo": 150.0}
 
 Add = Callable[[str, str, Any, bool | None], None]
 
@@ -35,7 +36,7 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
                      "verdict": "NOT RUN" if ok is None else _verdict(ok)})
 
     for judge in (_write_targets, _quota_targets, _paced_targets, _cpu_targets, _sink_targets, _latency_targets,
-                  _many_shards_targets, _memory_targets, _cluster_targets, _fanout_targets):
+                  _many_shards_targets, _memory_targets, _cluster_targets, _fanout_targets, _realtime_targets):
         judge(results, add)
     return rows
 
@@ -143,6 +144,18 @@ def _fanout_targets(results: dict[str, Any], add: Add) -> None:
         fractions = [r["perShardFractionOfQuota"] for r in readers]
         add(names[1], f"{len(readers)} consumers at once, 2 shards", f"{min(fractions)} (each: {fractions})",
             min(fractions) >= EFO_QUOTA_FRACTION)
+
+
+def _realtime_targets(results: dict[str, Any], add: Add) -> None:
+    data = results.get("realTime") or {}
+    runs = [r for r in data.get("runs", []) if r["trigger"] == "realTime"]
+    if not runs:
+        add("real-time mode p99 put→row (polling ≤ 300 ms, EFO ≤ 150 ms)", "-", _not_run(data), None)
+    for r in runs:
+        limit = REALTIME_P99_MS[r["mode"]]
+        add(f"real-time mode p99 put→row ≤ {limit:g} ms ({r['mode']})",
+            f"{r['mode']}, {data['shards']} shards, {r['recordsPerSecond']} records/s", f"{r['ms']['p99']} ms",
+            r["ms"]["p99"] <= limit)
 
 
 def _many_shards_targets(results: dict[str, Any], add: Add) -> None:
@@ -308,6 +321,16 @@ def markdown(results: dict[str, Any], plots: dict[str, str], image_prefix: str =
             out += [f"| {m} | {', '.join(str(r['perShardFractionOfQuota']) for r in rs)} |" for m, rs in t["modes"].items()]
     elif fan.get("error"):
         out += ["", "## Enhanced fan-out against polling", "", fan["error"]]
+
+    rt = results.get("realTime") or {}
+    if rt.get("runs"):
+        out += ["", f"## Real-time mode against micro-batches at 100 ms ({rt['shards']} shards, quotas on, put→row in "
+                "the task)", "", "| mode | trigger | records/s | records | p50 ms | p95 ms | p99 ms | max ms |",
+                "|---|---|---|---|---|---|---|---|"]
+        out += [f"| {r['mode']} | {r['trigger']} | {r['recordsPerSecond']} | {r['measured']} | {r['ms']['p50']} | "
+                f"{r['ms']['p95']} | {r['ms']['p99']} | {r['ms']['max']} |" for r in rt["runs"]]
+    elif rt.get("error"):
+        out += ["", "## Real-time mode against micro-batches", "", rt["error"]]
 
     scale = results.get("scale") or {}
     if scale.get("runs"):

@@ -25,10 +25,11 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from bench import cluster, cpu, fanout, latency, many_shards, memory, paced, quota, readers, report, scale, writers
+from bench import (cluster, cpu, fanout, latency, many_shards, memory, paced, quota, readers, realtime, report, scale,
+                   writers)
 from bench.env import REPO, Settings, Simulator, dump, load, machine, own_simulator, spark_session
 
-SECTIONS = ("read", "write", "readUnderQuota", "pacedRead", "cpuPerRecord", "writeUnderQuota", "latency", "fanOut",
+SECTIONS = ("read", "write", "readUnderQuota", "pacedRead", "cpuPerRecord", "writeUnderQuota", "latency", "fanOut", "realTime",
             "scale", "manyShards", "memory", "localCluster")
 
 
@@ -50,6 +51,7 @@ def run_benchmarks(spark: Any, sim: Simulator, settings: Settings, out_dir: Path
         "writeUnderQuota": lambda: _sink_quota(sbt, settings, out_dir, output_stem(results), sink_quota_json),
         "latency": lambda: latency.run(spark, sim, settings),
         "fanOut": lambda: fanout.run(spark, sim, settings),
+        "realTime": lambda: realtime.run(spark, sim, settings),
         "scale": lambda: scale.run(spark, sim, settings),
         "manyShards": lambda: many_shards.run(spark, sim, settings),
         "memory": lambda: memory.run(spark, sim, settings),

@@ -55,6 +55,9 @@ def test_smoke_run_writes_every_section(simulator_admin: SimulatorAdmin, tmp_pat
     assert {(r["mode"], r["name"]) for r in fan["latency"]} == {(m, t) for m in ("polling", "efo")
                                                                  for t in ("default", "processingTime=100ms")}
     assert all(r["recordsArrived"] == r["recordsSent"] > 0 for r in fan["latency"])
+    rt = results["realTime"]
+    assert {(r["mode"], r["trigger"]) for r in rt["runs"]} == {("polling", t) for t in ("realTime", "processingTime=100ms")}
+    assert all(r["recordsArrived"] == r["recordsSent"] > 0 for r in rt["runs"]), rt["runs"]
     for mode, readers in fan["throughput"]["modes"].items():
         assert len(readers) == 3 and all(r["bytesPerSecond"] > 0 for r in readers), (mode, readers)
 

@@ -277,7 +277,7 @@ class KinesisSinkSuite extends AnyFunSuite with EmulatorSuite with SparkSuite wi
     idsByKey(stored).foreach { case (k, ids) => assert(ids == ids.sorted, s"key $k out of order") }
   }
 
-  test("streaming complete mode appends the whole result each micro-batch; update mode is refused") {
+  test("streaming complete mode appends the whole result each micro-batch; update mode appends the updated rows") {
     val name = stream(shards = 1)
     val input = MemoryStream[Long](Encoders.scalaLong, spark.sqlContext)
     val counts = input.toDF().groupBy((col("value") % 2).cast("string").as("partitionKey")).count()
@@ -292,8 +292,21 @@ class KinesisSinkSuite extends AnyFunSuite with EmulatorSuite with SparkSuite wi
       query.processAllAvailable()
     } finally query.stop()
     assert(contents(name).map(r => r.partitionKey -> r.text).sorted == Seq("0" -> "1", "0" -> "2", "1" -> "2", "1" -> "2"))
-    val update = failure { val q = start("update"); try { input.addData(5L); q.processAllAvailable() } finally q.stop() }
-    assert(update.contains("kinesis does not support Update mode"), update)
+    val before = contents(name).size
+    val input2 = MemoryStream[Long](Encoders.scalaLong, spark.sqlContext)
+    val update = input2.toDF().groupBy((col("value") % 2).cast("string").as("partitionKey")).count()
+      .select(col("partitionKey"), col("count").cast("string").as("data"))
+      .writeStream.format("kinesis").options(options(name)).outputMode("update")
+      .option("checkpointLocation", Files.createTempDirectory("sink-ckpt").toString).start()
+    try {
+      input2.addData(1L to 3L)
+      update.processAllAvailable()
+      input2.addData(5L)
+      update.processAllAvailable()
+    } finally update.stop()
+    val appended = contents(name).drop(before).map(r => r.partitionKey -> r.text)
+    assert(appended.take(2).toSet == Set("0" -> "1", "1" -> "2") && appended.drop(2) == Seq("1" -> "3"),
+      s"update mode appends each batch's updated rows only: $appended")
   }
 
   test("streaming: a query without a data column fails at start naming the column") {
