@@ -102,9 +102,24 @@ final class RealTimeReader(partition: RealTimeInputPartition) extends SupportsRe
       val c = nextReady()
       if (c != null) status = emit(c)
       else if (cursors.forall(_.done) || System.nanoTime() >= deadline) status = NoRecord
-      else Prefetcher.await(partition.sourceId, deadline)(Prefetcher.changes(partition.sourceId) != seen)
+      else {
+        keepFeeds()
+        Prefetcher.await(partition.sourceId, math.min(deadline, System.nanoTime() + KeepAliveNanos))(
+          Prefetcher.changes(partition.sourceId) != seen)
+      }
     }
     status
+  }
+
+  private var keptNanos = System.nanoTime()
+
+  /**
+   * A quiet shard's feed is not asked for records, and the executor drops feeds nobody asks for ([[Prefetcher]]):
+   * marked as used now and then, it keeps its position and its read-ahead through a long batch.
+   */
+  private def keepFeeds(): Unit = if (System.nanoTime() - keptNanos >= KeepAliveNanos) {
+    cursors.foreach(c => if (!c.done) Prefetcher.get(partition.sourceId, c.key))
+    keptNanos = System.nanoTime()
   }
 
   /** The cursor to emit from: the current one within its block, else the next in turn that has a record. */
@@ -157,4 +172,6 @@ final class RealTimeReader(partition: RealTimeInputPartition) extends SupportsRe
 
 object RealTimeReader {
   private val NoRecord = RecordStatus.newStatusWithoutArrivalTime(false)
+  /** Well inside the executor's floor for dropping unused feeds (`Prefetcher.AbandonedFloor`). */
+  private val KeepAliveNanos = java.time.Duration.ofSeconds(5).toNanos
 }

@@ -37,18 +37,30 @@ class SourceRealTimeSuite extends AnyFunSuite with SimulatorSourceTest {
     val stream = newStreamName("rtm")
     kinesis.createStream(stream, 3)
     val sink = RealTimeSink.create()
-    val query = start(kinesisReader(stream, "initialPosition" -> "trim_horizon"), sink, newCheckpoint(), "30 seconds")
+    val query = start(kinesisReader(stream, "initialPosition" -> "trim_horizon"), sink, newCheckpoint(), "90 seconds")
     try {
       eventually("the query's tasks to run") { query.status.isTriggerActive }
       // One key only: one shard gets records, the other two stay idle.
       val first = kinesis.putAll(stream, Seq("solo" -> "first"))
-      eventually("the first record inside the 30 s batch", Duration.ofSeconds(20)) { sink.records.nonEmpty }
+      eventually("the first record inside the batch", Duration.ofSeconds(20)) { sink.records.nonEmpty }
       assert(completedBatches(query) == 0, "the record waited for the batch to end")
       val rest = kinesis.putAll(stream, keyed("more", 40))
       eventually("the rest, still inside the batch", Duration.ofSeconds(20)) { sink.records.size >= 41 }
       assert(completedBatches(query) == 0)
       assertExactly(sink.records, first ++ rest)
       assertKeyOrder(sink.records, first ++ rest)
+      // Quiet shards keep their feeds through a long batch: no new iterator after the executor's 30 s floor for
+      // unused feeds, and a record put then still arrives inside the batch.
+      val iterators = simulator.admin.operationCounter("GetShardIterator", "calls")
+      val started = System.nanoTime()
+      eventually("the batch to run past the 30 s floor", Duration.ofSeconds(50)) {
+        System.nanoTime() - started > Duration.ofSeconds(35).toNanos
+      }
+      val late = kinesis.putAll(stream, keyed("late", 10))
+      eventually("the late records, inside the batch", Duration.ofSeconds(20)) { sink.records.size >= 51 }
+      assert(completedBatches(query) == 0)
+      assert(simulator.admin.operationCounter("GetShardIterator", "calls") == iterators, "a feed was dropped and read again")
+      assertExactly(sink.records, first ++ rest ++ late)
     } finally query.stop()
   }
 
