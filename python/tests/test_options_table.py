@@ -108,23 +108,20 @@ def _jvm_and_computed(make: Callable[[], Any], monkeypatch: pytest.MonkeyPatch) 
     return jvm, computed
 
 
-@pytest.mark.parametrize("recipe", SOURCE_RECIPES)
-def test_source_methods_compute_the_jvm_builders_options(
-    spark: SparkSession, monkeypatch: pytest.MonkeyPatch, recipe: Recipe
+BUILDER_RECIPES: list[tuple[Callable[[], Any], Recipe]] = (
+    [(lambda: KinesisSources.kinesis("clicks"), recipe) for recipe in SOURCE_RECIPES]
+    + [(lambda: KinesisSinks.kinesis("out"), recipe) for recipe in SINK_RECIPES]
+)
+
+
+@pytest.mark.parametrize("entry, recipe", BUILDER_RECIPES)
+def test_builder_methods_compute_the_jvm_builders_options(
+    spark: SparkSession, monkeypatch: pytest.MonkeyPatch, entry: Callable[[], Any], recipe: Recipe
 ) -> None:
-    jvm, computed = _jvm_and_computed(lambda: recipe(KinesisSources.kinesis("clicks")), monkeypatch)
+    jvm, computed = _jvm_and_computed(lambda: recipe(entry()), monkeypatch)
     assert computed._j is None and jvm._j is not None
     assert computed.options() == jvm.options()
     assert list(computed.options()) == list(jvm.options()), "the same (sorted) order as the JVM's TreeMap"
-
-
-@pytest.mark.parametrize("recipe", SINK_RECIPES)
-def test_sink_methods_compute_the_jvm_builders_options(
-    spark: SparkSession, monkeypatch: pytest.MonkeyPatch, recipe: Recipe
-) -> None:
-    jvm, computed = _jvm_and_computed(lambda: recipe(KinesisSinks.kinesis("out")), monkeypatch)
-    assert computed._j is None and jvm._j is not None
-    assert computed.options() == jvm.options()
 
 
 @pytest.mark.parametrize("make", RETRY_RECIPES)
