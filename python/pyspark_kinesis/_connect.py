@@ -11,12 +11,20 @@ import math
 import sys
 from decimal import Decimal
 
+from pyspark import SparkContext
 from pyspark.sql.utils import is_remote
 
 
 def connect_mode() -> bool:
-    """True when PySpark runs against Spark Connect (``SparkSession.builder.remote(...)``), as PySpark decides it."""
-    return is_remote()
+    """True when PySpark runs against Spark Connect: as PySpark decides it (``is_remote()``, which
+    ``SparkSession.builder.remote(...)`` turns on), or, with no classic session in this process, when a Connect
+    session made with Spark Connect's own builder is active."""
+    if is_remote():
+        return True
+    if SparkContext._active_spark_context is not None:
+        return False
+    module = sys.modules.get("pyspark.sql.connect.session")
+    return module is not None and module.SparkSession.getActiveSession() is not None
 
 
 def is_connect_session(spark: object) -> bool:

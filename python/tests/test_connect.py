@@ -143,6 +143,17 @@ def test_the_session_is_a_connect_session_and_options_are_computed(connect: Any)
     }
 
 
+def test_a_connect_session_made_without_pysparks_switch_is_recognised(
+    connect: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pyspark import SparkContext
+
+    monkeypatch.delenv("SPARK_CONNECT_MODE_ENABLED")
+    monkeypatch.setattr(SparkContext, "_active_spark_context", None)  # as in a process with no classic session
+    builder = KinesisSinks.kinesis("out").withPreserveKeyOrder(True)
+    assert builder.options() == {"streamName": "out", "preserveKeyOrder": "true"}
+
+
 def test_write_with_the_sink_and_read_back_with_the_source(connect: Any, kinesis_endpoint: str, tmp_path: Path) -> None:
     first, second = _stream(kinesis_endpoint, 2), _stream(kinesis_endpoint, 1)
     expected = sorted((f"user-{i % 7}", f'{{"user":"user-{i % 7}","id":{i}}}') for i in range(RECORDS))
