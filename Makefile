@@ -16,9 +16,10 @@ PY           := $(VENV)/bin/python
 PYTHON       ?= python3
 EMULATOR     := localstack/kinesis-mock
 # PySpark's own Spark distribution, for the tests that run spark-submit (evaluated when used, after the venv exists).
+PYTHON_OPTIONS := python/pyspark_kinesis/_options.json
 PYSPARK_HOME  = $(shell $(PY) -c 'import os, pyspark; print(os.path.dirname(pyspark.__file__))')
 
-.PHONY: help test unit-test integration-test python-test python-jar build publish-local demo bench bench-smoke \
+.PHONY: help test unit-test integration-test python-test python-jar python-options build publish-local demo bench bench-smoke \
         emulator-up emulator-down clean deps
 
 help:
@@ -58,12 +59,17 @@ publish-local: $(SBT_LAUNCHER)
 
 # The wheel carries the connector jar; the editable install in the venv sees the same folder.
 # Expects the assembly to be built already (by `build` or by the sbt run of `test`).
-python-jar:
-	@test -f $(ASSEMBLY) || { echo "$(ASSEMBLY) is missing: run 'make build'"; exit 1; }
+python-jar: python-options
 	rm -f python/pyspark_kinesis/jars/*.jar
 	cp $(ASSEMBLY) python/pyspark_kinesis/jars/
 	@# setuptools reuses python/build/lib: a jar left there from another version would ship in the next wheel.
 	rm -rf python/build
+
+# The option table the Python builders use on a Spark Connect session, written from KinesisOptions.all by the
+# assembly (PySpark's jars give it the Scala library). Committed; PythonOptionsTableSuite fails when it drifts.
+python-options:
+	@test -f $(ASSEMBLY) || { echo "$(ASSEMBLY) is missing: run 'make build'"; exit 1; }
+	java -cp "$(ASSEMBLY):$(PYSPARK_HOME)/jars/*" io.github.sparkkinesis.options.PythonOptionsTable $(PYTHON_OPTIONS)
 
 # --- tests ----------------------------------------------------------------------------------------------------
 # One sbt run: unit tests, the published artifact (the --packages test needs it), then the integration tests.

@@ -2,7 +2,8 @@
 
 The connector is a JVM data source registered as ``kinesis``; this package ships its jar
 (:func:`configure_spark`) and the typed builders :class:`KinesisSources`, :class:`KinesisSinks` and
-:class:`RetryStrategies`, which drive the JVM builders of the same names through py4j.
+:class:`RetryStrategies`, which drive the JVM builders of the same names through py4j on a classic session, and on a
+Spark Connect session compute the same options in Python from the connector's option table.
 """
 
 from pyspark_kinesis._jar import SCALA_BINARY_VERSION, ConnectorJarError, configure_spark, connector_jar
