@@ -41,6 +41,8 @@ class SqlFunctionsSuite extends AnyFunSuite with SourceTest {
       .options(connection ++ Map("streamName" -> stream, "initialPosition" -> "trim_horizon")).load())
     assert(viaSql.sortBy(_.sequenceNumber) == viaFormat.sortBy(_.sequenceNumber))
     assert(viaSql.forall(_.stream == stream))
+    val described = spark.sql("DESCRIBE FUNCTION EXTENDED read_kinesis").collect().map(_.getString(0)).mkString("\n")
+    assert(described.contains("read_kinesis(streamName => name") && described.contains("FROM STREAM read_kinesis"), described)
   }
 
   test("FROM STREAM read_kinesis(...) is a streaming read; STREAM kinesis_shards(...) is refused, saying why") {
@@ -50,6 +52,7 @@ class SqlFunctionsSuite extends AnyFunSuite with SourceTest {
     val df = spark.sql(s"SELECT * FROM STREAM ${readKinesis(stream, "initialPosition" -> "trim_horizon")} WHERE shardId IS NOT NULL")
     assert(df.isStreaming)
     assertExactly(readAvailableNow(df).records, put)
+    assert(spark.sql(s"SELECT * FROM STREAM(${readKinesis(stream)}) AS r").isStreaming, "the parenthesised form streams too")
     assert(!spark.sql(s"SELECT * FROM ${readKinesis(stream)}").isStreaming, "without STREAM the same call is a batch read")
 
     val refused = failure(spark.sql(s"SELECT * FROM STREAM ${kinesisShards(stream)}"))
@@ -68,6 +71,9 @@ class SqlFunctionsSuite extends AnyFunSuite with SourceTest {
     val typo = failure(spark.sql(s"SELECT * FROM ${readKinesis(stream, "initialPositon" -> "latest")}"))
     assert(typo == viaFormat("initialPositon" -> "latest"))
     assert(typo.contains("'initialPositon'") && typo.contains("did you mean 'initialPosition'"), typo)
+
+    val refusedOption = failure(spark.sql(s"SELECT * FROM ${readKinesis(stream, "serviceCredential" -> "uc-cred")}"))
+    assert(refusedOption == viaFormat("serviceCredential" -> "uc-cred") && refusedOption.contains("is Databricks' and not supported"))
 
     val number = failure(spark.sql(s"SELECT * FROM read_kinesis(streamName => '$stream', maxRecordsPerFetch => 20000)"))
     assert(number.contains("Invalid value '20000' for option 'maxRecordsPerFetch'"), number)
