@@ -6,6 +6,7 @@ import scala.util.control.NonFatal
 
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.internal.SQLConf
 
 /**
  * Spark prints a data source's options wherever it shows a plan (`explain`, the SQL tab, the event log), masking
@@ -29,7 +30,9 @@ object SparkRedaction extends Logging {
     secretKeys.filterNot(key => patterns.exists(_.matcher(key).find()))
   }
 
-  def ensure(): Unit = SparkSession.getActiveSession.orElse(SparkSession.getDefaultSession).foreach { session =>
+  private def session: Option[SparkSession] = SparkSession.getActiveSession.orElse(SparkSession.getDefaultSession)
+
+  def ensure(): Unit = session.foreach { session =>
     try {
       val missing = unmasked(k => session.conf.get(k, SparkDefaults(k)))
       if (missing.nonEmpty) {
@@ -40,6 +43,33 @@ object SparkRedaction extends Logging {
     } catch {
       // A conf this session will not change (e.g. a restricted Spark Connect server): then keys stay as Spark masks them.
       case NonFatal(e) => logWarning(s"Could not widen $OptionsRegexKey to mask ${secretKeys.mkString(", ")}: $e")
+    }
+  }
+
+  val StringRegexKey = "spark.sql.redaction.string.regex"
+
+  /**
+   * A secret parameter of our SQL functions: `awsSecretKey => 'value'` as SQL text has it, `awsSecretKey => value`
+   * as the parsed plan of `EXPLAIN EXTENDED` prints it: up to the next blank, `)` or `]`, which secret values never
+   * hold, but for the comma that separates parameters.
+   */
+  private[options] lazy val sqlArgumentsRegex: String =
+    s"(?i)\\b(?:${secretKeys.map(Pattern.quote).mkString("|")})\\s*=>\\s*(?:'[^']*'|\"[^\"]*\"|[^\\s)\\]]*[^\\s)\\],])"
+
+  /**
+   * The options of `read_kinesis(...)` are in the SQL text, which no options pattern covers: Spark prints it in
+   * `EXPLAIN EXTENDED` and the SQL tab, masking what `spark.sql.redaction.string.regex` matches. So that pattern is
+   * widened to match our secret parameters, before the plan of the first such call is printed. Only ever widened.
+   */
+  def ensureSqlArguments(): Unit = session.foreach { session =>
+    try {
+      val current = SQLConf.get.stringRedactionPattern.map(_.regex)
+      if (!current.exists(_.contains(sqlArgumentsRegex))) {
+        session.conf.set(StringRegexKey, current.fold(sqlArgumentsRegex)(c => s"(?:$c)|$sqlArgumentsRegex"))
+        logInfo(s"$StringRegexKey widened to mask the secret parameters of the Kinesis SQL functions")
+      }
+    } catch {
+      case NonFatal(e) => logWarning(s"Could not widen $StringRegexKey to mask ${secretKeys.mkString(", ")} in SQL text: $e")
     }
   }
 }

@@ -42,4 +42,17 @@ class SecretPrintingSuite extends AnyFunSuite {
     assert(!Pattern.compile(widened).matcher("streamName").find())
     assert(SparkRedaction.unmasked(defaults.updated(SparkRedaction.OptionsRegexKey, widened)).isEmpty)
   }
+
+  test("the SQL text pattern masks each secret parameter as SQL text and a parsed plan print it, and nothing else") {
+    val pattern = Pattern.compile(SparkRedaction.sqlArgumentsRegex)
+    def masked(text: String) = pattern.matcher(text).replaceAll("XX")
+    for (o <- secrets) {
+      val m = marker(o)
+      assert(masked(s"read_kinesis(streamName => 's', ${o.key} => '$m')") == "read_kinesis(streamName => 's', XX)")
+      assert(masked(s"kinesis_shards(${o.key.toUpperCase}=>\"$m\")") == "kinesis_shards(XX)")
+      assert(masked(s"[${o.key} => $m, region => eu-west-1]") == "[XX, region => eu-west-1]")
+      assert(masked(s"[region => eu-west-1, ${o.key} => a,b=c@d]") == "[region => eu-west-1, XX]")
+    }
+    assert(masked("[streamName => s, roleArn => arn:aws:iam::1:role/r]") == "[streamName => s, roleArn => arn:aws:iam::1:role/r]")
+  }
 }
