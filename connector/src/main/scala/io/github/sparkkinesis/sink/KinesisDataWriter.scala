@@ -5,6 +5,7 @@ import java.util
 
 import scala.util.control.NonFatal
 
+import io.github.sparkkinesis.TaskIdleWork
 import io.github.sparkkinesis.client.KinesisClientFactory
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.metric.CustomTaskMetric
@@ -36,6 +37,8 @@ final class KinesisDataWriter(config: SinkConfig, columns: SinkColumns, knownLim
   // Rows mostly go to one stream: remember the last one instead of a map lookup (and a String) per row.
   private var lastStream: UTF8String = _
   private var lastPublisher: RecordPublisher = _
+  // Real-time mode: sends go on while the task waits for rows inside this connector's source.
+  TaskIdleWork.register(() => publishers.values.forEach(_.idle()))
 
   override def write(row: InternalRow): Unit = {
     val publisher = publisherFor(row)

@@ -97,6 +97,15 @@ final class RecordPublisher(
     }
   }
 
+  /**
+   * The task waits for its next row (real-time mode, see [[io.github.sparkkinesis.TaskIdleWork]]): answers are
+   * taken, aggregates past their linger sealed, and what may leave now is sent. Never blocks.
+   */
+  def idle(): Unit = if (!aborted) {
+    if (aggregator != null) aggregator.expire(System.nanoTime())
+    pump()
+  }
+
   /** Stops sending; requests in flight finish on their own and their outcome is ignored. */
   def abort(): Unit = aborted = true
 

@@ -2,6 +2,7 @@ package io.github.sparkkinesis.source
 
 import java.util.concurrent.TimeUnit
 
+import io.github.sparkkinesis.TaskIdleWork
 import io.github.sparkkinesis.source.ShardPosition._
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.metric.CustomTaskMetric
@@ -104,14 +105,19 @@ final class RealTimeReader(partition: RealTimeInputPartition) extends SupportsRe
       else if (cursors.forall(_.done) || System.nanoTime() >= deadline) status = NoRecord
       else {
         keepFeeds()
-        Prefetcher.await(partition.sourceId, math.min(deadline, System.nanoTime() + KeepAliveNanos))(
+        if (idleWork == null) idleWork = TaskIdleWork.current()
+        // A Kinesis writer in this task sends while we wait (TaskIdleWork): woken often to let it.
+        val slice = if (idleWork == null) KeepAliveNanos else IdleWorkNanos
+        Prefetcher.await(partition.sourceId, math.min(deadline, System.nanoTime() + slice))(
           Prefetcher.changes(partition.sourceId) != seen)
+        if (idleWork != null) idleWork.run()
       }
     }
     status
   }
 
   private var keptNanos = System.nanoTime()
+  private var idleWork: Runnable = null
 
   /**
    * A quiet shard's feed is not asked for records, and the executor drops feeds nobody asks for ([[Prefetcher]]):
@@ -174,4 +180,6 @@ object RealTimeReader {
   private val NoRecord = RecordStatus.newStatusWithoutArrivalTime(false)
   /** Well inside the executor's floor for dropping unused feeds (`Prefetcher.AbandonedFloor`). */
   private val KeepAliveNanos = java.time.Duration.ofSeconds(5).toNanos
+  /** How often a waiting task lends its thread to its Kinesis writer: what a queued row may wait for a free slot. */
+  private val IdleWorkNanos = java.time.Duration.ofMillis(10).toNanos
 }

@@ -170,6 +170,29 @@ class SourceRealTimeSuite extends AnyFunSuite with SimulatorSourceTest {
     } finally query.stop()
   }
 
+  test("Kinesis to Kinesis in real-time mode (Spark's allowlist check off): a burst reaches the target inside the batch") {
+    val (from, to) = (newStreamName("rtm-in"), newStreamName("rtm-out"))
+    kinesis.createStream(from, 1)
+    kinesis.createStream(to, 1)
+    spark.conf.set("spark.sql.streaming.realTimeMode.allowlistCheck", "false")
+    // One request in flight at a time: the rest of the burst queues behind it and must go while the task waits.
+    val query = try kinesisReader(from, "initialPosition" -> "trim_horizon").select("partitionKey", "data")
+      .writeStream.format("kinesis").options(Map("streamName" -> to, "endpoint" -> endpoint.toString,
+        "region" -> TestEnv.region, "awsAccessKey" -> TestEnv.accessKey, "awsSecretKey" -> TestEnv.secretKey,
+        "maxInFlightRequests" -> "1"))
+      .option("checkpointLocation", newCheckpoint()).outputMode("update").trigger(Trigger.RealTime("60 seconds")).start()
+    finally spark.conf.unset("spark.sql.streaming.realTimeMode.allowlistCheck")
+    try {
+      eventually("the query's tasks to run") { query.status.isTriggerActive }
+      val put = kinesis.putAll(from, keyed("copy", 30))
+      eventually("the burst in the target stream, inside the batch", Duration.ofSeconds(30)) {
+        StreamContents.read(kinesis.client, to).size >= put.size
+      }
+      assert(completedBatches(query) == 0, "the rows waited for the batch to end")
+      assert(StreamContents.read(kinesis.client, to).map(r => r.partitionKey -> r.text) == put.map(p => p.partitionKey -> p.data))
+    } finally query.stop()
+  }
+
   test("admission control is refused in real-time mode, naming the option") {
     val stream = newStreamName("rtm-limits")
     kinesis.createStream(stream, 1)
