@@ -97,6 +97,7 @@ final class RealTimeReader(partition: RealTimeInputPartition) extends SupportsRe
   override def nextWithTimeout(startTimeMs: java.lang.Long, timeoutMs: java.lang.Long): RecordStatus = {
     val deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(startTimeMs + timeoutMs - System.currentTimeMillis())
     var status: RecordStatus = null
+    keepFeeds()
     while (status == null) {
       // Read before looking: a change after the look wakes the wait below.
       val seen = Prefetcher.changes(partition.sourceId)
@@ -120,8 +121,9 @@ final class RealTimeReader(partition: RealTimeInputPartition) extends SupportsRe
   private var idleWork: Runnable = null
 
   /**
-   * A quiet shard's feed is not asked for records, and the executor drops feeds nobody asks for ([[Prefetcher]]):
-   * marked as used now and then, it keeps its position and its read-ahead through a long batch.
+   * A quiet shard's feed is not asked for records (beside busy ones, or with the whole task waiting), and the
+   * executor drops feeds nobody asks for ([[Prefetcher]]): marked as used now and then, it keeps its position and
+   * its read-ahead through a long batch.
    */
   private def keepFeeds(): Unit = if (System.nanoTime() - keptNanos >= KeepAliveNanos) {
     cursors.foreach(c => if (!c.done) Prefetcher.get(partition.sourceId, c.key))

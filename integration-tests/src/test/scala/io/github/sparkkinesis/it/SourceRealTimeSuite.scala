@@ -49,15 +49,18 @@ class SourceRealTimeSuite extends AnyFunSuite with SimulatorSourceTest {
       assert(completedBatches(query) == 0)
       assertExactly(sink.records, first ++ rest)
       assertKeyOrder(sink.records, first ++ rest)
-      // Quiet shards keep their feeds through a long batch: no new iterator after the executor's 30 s floor for
-      // unused feeds, and a record put then still arrives inside the batch.
+      // Quiet shards keep their feeds through a long batch, beside a busy one ("solo": shard 1, read by the task
+      // that reads shard 0 too) and with nothing to read at all: no new iterator after the executor's 30 s floor for
+      // unused feeds, and records put then still arrive inside the batch.
       val iterators = simulator.admin.operationCounter("GetShardIterator", "calls")
       val started = System.nanoTime()
+      val busy = Seq.newBuilder[PutRecordResult]
       eventually("the batch to run past the 30 s floor", Duration.ofSeconds(50)) {
+        busy ++= kinesis.putAll(stream, Seq("solo" -> s"busy-${System.nanoTime()}"))
         System.nanoTime() - started > Duration.ofSeconds(35).toNanos
       }
-      val late = kinesis.putAll(stream, keyed("late", 10))
-      eventually("the late records, inside the batch", Duration.ofSeconds(20)) { sink.records.size >= 51 }
+      val late = busy.result() ++ kinesis.putAll(stream, keyed("late", 10))
+      eventually("the late records, inside the batch", Duration.ofSeconds(20)) { sink.records.size >= 41 + late.size }
       assert(completedBatches(query) == 0)
       assert(simulator.admin.operationCounter("GetShardIterator", "calls") == iterators, "a feed was dropped and read again")
       assertExactly(sink.records, first ++ rest ++ late)
