@@ -11,22 +11,27 @@ SBT          := java $(SBT_OPTS) -Dsbt.supershell=false -Dsbt.server.autostart=f
 VERSION      := $(shell sed -n 's/.*version := "\(.*\)"/\1/p' version.sbt)
 SCALA_BIN    := 2.13
 ASSEMBLY     := connector/target/scala-$(SCALA_BIN)/spark-kinesis-assembly_$(SCALA_BIN)-$(VERSION).jar
+# The second jar, spark-kinesis_2.12 for Spark 3.5 (sbt project connectorSpark35), built from the same sources.
+ASSEMBLY_SPARK35 := connector/target/spark3.5/scala-2.12/spark-kinesis-assembly_2.12-$(VERSION).jar
 VENV         := .venv
 PY           := $(VENV)/bin/python
+# PySpark 3.5 for the Spark 3.5 round trip (python/tests-spark35), in a venv of its own.
+VENV_SPARK35 := .venv-spark35
 PYTHON       ?= python3
 EMULATOR     := localstack/kinesis-mock
 # PySpark's own Spark distribution, for the tests that run spark-submit (evaluated when used, after the venv exists).
 PYTHON_OPTIONS := python/pyspark_kinesis/_options.json
 PYSPARK_HOME  = $(shell $(PY) -c 'import os, pyspark; print(os.path.dirname(pyspark.__file__))')
 
-.PHONY: help test unit-test integration-test python-test python-jar python-options build publish-local demo bench bench-smoke \
-        emulator-up emulator-down clean deps
+.PHONY: help test unit-test integration-test python-test python-test-spark35 python-jar python-options build publish-local \
+        demo bench bench-smoke emulator-up emulator-down clean deps
 
 help:
 	@echo "make test           install what is needed, run unit, integration and Python tests"
 	@echo "make demo           start the local emulator and run the demo pipeline"
 	@echo "make bench          benchmarks (BENCH_QUICK=1 short run); make bench-smoke: the harness's smoke test"
-	@echo "make publish-local  publish io.github.sparkkinesis:spark-kinesis_$(SCALA_BIN):$(VERSION) to ~/.m2"
+	@echo "make build          the two shaded jars: spark-kinesis_2.13 (Spark 4.x) and spark-kinesis_2.12 (Spark 3.5)"
+	@echo "make publish-local  publish io.github.sparkkinesis:spark-kinesis_{2.13,2.12}:$(VERSION) to ~/.m2"
 	@echo "make emulator-up    start kinesis-mock on 127.0.0.1 and print its endpoint; emulator-down stops it"
 	@echo "make clean          remove build output (keeps the downloaded launcher and the venv)"
 
@@ -37,31 +42,40 @@ $(SBT_LAUNCHER):
 	mvn -q -B org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy \
 	  -Dartifact=org.scala-sbt:sbt-launch:$(SBT_VERSION):jar -DoutputDirectory=$(CACHE)
 
-$(VENV)/.installed: python/requirements-dev.txt python/pyproject.toml
-	$(PYTHON) -m venv $(VENV)
-	$(VENV)/bin/pip install -q --upgrade pip
-	$(VENV)/bin/pip install -q -r python/requirements-dev.txt
-	$(VENV)/bin/pip install -q --no-deps -e python
+# A venv (the target's folder) from a requirements file (the first prerequisite), the package installed editable.
+define MAKE_VENV
+	$(PYTHON) -m venv $(@D)
+	$(@D)/bin/pip install -q --upgrade pip
+	$(@D)/bin/pip install -q -r $<
+	$(@D)/bin/pip install -q --no-deps -e python
 	touch $@
+endef
+
+$(VENV)/.installed: python/requirements-dev.txt python/pyproject.toml
+	$(MAKE_VENV)
+
+$(VENV_SPARK35)/.installed: python/requirements-spark35.txt python/pyproject.toml
+	$(MAKE_VENV)
 
 localstack/node_modules/.installed: localstack/package.json localstack/package-lock.json
 	cd localstack && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
-deps: $(SBT_LAUNCHER) $(VENV)/.installed localstack/node_modules/.installed
+deps: $(SBT_LAUNCHER) $(VENV)/.installed $(VENV_SPARK35)/.installed localstack/node_modules/.installed
 
 # --- build ----------------------------------------------------------------------------------------------------
 build: $(SBT_LAUNCHER)
-	$(SBT) connector/assembly < /dev/null
+	$(SBT) connector/assembly connectorSpark35/assembly < /dev/null
 
 publish-local: $(SBT_LAUNCHER)
-	$(SBT) connector/publishM2 < /dev/null
+	$(SBT) connector/publishM2 connectorSpark35/publishM2 < /dev/null
 
-# The wheel carries the connector jar; the editable install in the venv sees the same folder.
-# Expects the assembly to be built already (by `build` or by the sbt run of `test`).
+# The wheel carries both connector jars; the editable installs in the venvs see the same folder.
+# Expects the assemblies to be built already (by `build` or by the sbt run of `test`).
 python-jar: python-options
+	@test -f $(ASSEMBLY_SPARK35) || { echo "$(ASSEMBLY_SPARK35) is missing: run 'make build'"; exit 1; }
 	rm -f python/pyspark_kinesis/jars/*.jar
-	cp $(ASSEMBLY) python/pyspark_kinesis/jars/
+	cp $(ASSEMBLY) $(ASSEMBLY_SPARK35) python/pyspark_kinesis/jars/
 	@# setuptools reuses python/build/lib: a jar left there from another version would ship in the next wheel.
 	rm -rf python/build
 
@@ -72,15 +86,23 @@ python-options:
 	java -cp "$(ASSEMBLY):$(PYSPARK_HOME)/jars/*" io.github.sparkkinesis.options.PythonOptionsTable $(PYTHON_OPTIONS)
 
 # --- tests ----------------------------------------------------------------------------------------------------
-# One sbt run: unit tests, the published artifact (the --packages test needs it), then the integration tests.
+# One sbt run: unit tests (both Spark lines), the published artifacts (the --packages tests need them), then the
+# integration tests (Spark 4); then the Python tests on PySpark 4 and the Spark 3.5 round trip on PySpark 3.5.
 test: deps $(VENV)/.bench-installed
-	SPARK_HOME=$(PYSPARK_HOME) $(SBT) connector/test connector/publishM2 $(SIMULATOR_SBT) integrationTests/test < /dev/null
+	SPARK_HOME=$(PYSPARK_HOME) $(SBT) connector/test connectorSpark35/test connector/publishM2 connectorSpark35/publishM2 \
+	  $(SIMULATOR_SBT) integrationTests/test < /dev/null
 	$(MAKE) python-jar
 	$(VENV)/bin/mypy --strict python/pyspark_kinesis
 	$(PY) -m pytest -q
+	$(MAKE) python-test-spark35
 
 unit-test: $(SBT_LAUNCHER)
-	$(SBT) connector/test < /dev/null
+	$(SBT) connector/test connectorSpark35/test < /dev/null
+
+# PySpark 3.5 with the spark-kinesis_2.12 jar: sink and source, a restart, AvailableNow, `--packages` on
+# local-cluster. Expects `make python-jar` and `connectorSpark35/publishM2` done (as `test` does them).
+python-test-spark35: $(VENV_SPARK35)/.installed
+	$(VENV_SPARK35)/bin/python -m pytest -q python/tests-spark35
 
 integration-test: deps
 	SPARK_HOME=$(PYSPARK_HOME) $(SBT) connector/publishM2 integrationTests/test < /dev/null
@@ -88,6 +110,8 @@ integration-test: deps
 python-test: deps build
 	$(MAKE) python-jar
 	$(PY) -m pytest -q
+	$(SBT) connectorSpark35/publishM2 < /dev/null
+	$(MAKE) python-test-spark35
 
 # --- emulator -------------------------------------------------------------------------------------------------
 emulator-up: localstack/node_modules/.installed

@@ -10,17 +10,31 @@ ThisBuild / repoRoot := (ThisBuild / baseDirectory).value
 
 // A bare `sbt test` runs unit tests only; the integration tests need the emulator and run from `make test`.
 lazy val root = (project in file("."))
-  .aggregate(connector)
+  .aggregate(connector, connectorSpark35)
   .settings(publish / skip := true)
 
+/** The connector for one Spark line, from the shared sources in connector/src plus the line's own folders
+  * (`src/main/scala-spark4`, `src/main/scala-spark3.5`, and the same under `src/test`) where Spark's APIs differ. */
+def connectorFor(line: String, spark: String): Seq[Setting[_]] = Seq(
+  name := "spark-kinesis",
+  libraryDependencies ++= sparkProvided(spark) ++ awsSdk ++ jackson ++ protobuf :+ scalatest,
+  Compile / unmanagedSourceDirectories += (Compile / sourceDirectory).value / s"scala-spark$line",
+  Test / unmanagedSourceDirectories += (Test / sourceDirectory).value / s"scala-spark$line",
+  Test / fork := true,
+  Test / javaOptions ++= sparkJavaOptions
+) ++ ShadedJar.settings ++ ShadedJar.publishAssemblyAsMainArtifact
+
+/** `spark-kinesis_2.13`: Spark 4.x. */
 lazy val connector = (project in file("connector"))
+  .settings(connectorFor("4", sparkVersion))
+
+/** `spark-kinesis_2.12`: Spark 3.5, built from the same folder into connector/target/spark3.5. */
+lazy val connectorSpark35 = (project in file("connector"))
   .settings(
-    name := "spark-kinesis",
-    libraryDependencies ++= sparkProvided ++ awsSdk ++ jackson ++ protobuf :+ scalatest,
-    Test / fork := true,
-    Test / javaOptions ++= sparkJavaOptions,
-    ShadedJar.settings,
-    ShadedJar.publishAssemblyAsMainArtifact
+    scalaVersion := scala212,
+    target := baseDirectory.value / "target" / "spark3.5",
+    connectorFor("3.5", spark35Version),
+    ShadedJar.extraRelocated := Seq("scala.jdk") // src/main/scala-2.12/scala/jdk/CollectionConverters.scala
   )
 
 lazy val integrationTests = (project in file("integration-tests"))

@@ -3,9 +3,13 @@ import sbt._
 /** The one place that holds versions. The Python side pins PySpark in python/requirements-dev.txt. */
 object Dependencies {
   val scala213 = "2.13.18"
+  /** The Scala 2.12 release Spark 3.5 builds with (spark-parent_2.12's scala.version). */
+  val scala212 = "2.12.18"
 
   /** Compile and JVM-test against the newest Spark 4.x on Maven Central here; PySpark tests run the newest on PyPI. */
   val sparkVersion = "4.2.0"
+  /** The second jar, `spark-kinesis_2.12`: the newest Spark 3.5 on Maven Central; `make test` runs PySpark 3.5. */
+  val spark35Version = "3.5.9"
   val awsSdkVersion = "2.52.0"
   val jacksonVersion = "2.21.2"
   val scalatestVersion = "3.2.19"
@@ -15,8 +19,9 @@ object Dependencies {
   /** Private package the assembly relocates third-party classes into. */
   val shadedPrefix = "io.github.sparkkinesis.shaded"
 
-  val sparkProvided: Seq[ModuleID] = Seq(
-    "org.apache.spark" %% "spark-sql" % sparkVersion % Provided
+  /** Spark as the cluster provides it, for the line (Scala version) being built. */
+  def sparkProvided(version: String): Seq[ModuleID] = Seq(
+    "org.apache.spark" %% "spark-sql" % version % Provided
   )
 
   private val excludedFromSdk = Seq(

@@ -17,11 +17,15 @@ object ShadedJar {
   /** Packages (slash form) that must not appear unrelocated in the jar; checked by the integration tests. */
   val relocatedPaths: Seq[String] = relocated.map(_.replace('.', '/') + "/")
 
+  /** Packages relocated in addition to the common ones, per Spark line (the 2.12 jar adds scala-collection-compat). */
+  val extraRelocated = settingKey[Seq[String]]("packages relocated only in this jar")
+
   val settings: Seq[Setting[_]] = Seq(
+    extraRelocated := Nil,
     assembly / assemblyJarName := s"${moduleName.value}-assembly_${scalaBinaryVersion.value}-${version.value}.jar",
     assembly / assemblyOption ~= (_.withIncludeScala(false)),
     assembly / test := {},
-    assembly / assemblyShadeRules := relocated.map { pkg =>
+    assembly / assemblyShadeRules := (relocated ++ extraRelocated.value).map { pkg =>
       ShadeRule.rename(s"$pkg.**" -> s"${Dependencies.shadedPrefix}.$pkg.@1").inAll
     },
     assembly / assemblyMergeStrategy := {

@@ -6,12 +6,12 @@ The connector is a JVM data source registered as ``kinesis``; this package ships
 Spark Connect session compute the same options in Python from the connector's option table.
 """
 
-from pyspark_kinesis._jar import SCALA_BINARY_VERSION, ConnectorJarError, configure_spark, connector_jar
+from pyspark_kinesis._jar import SCALA_BINARY_VERSIONS, ConnectorJarError, configure_spark, connector_jar
 from pyspark_kinesis.builders import KinesisSinkBuilder, KinesisSinks, KinesisSourceBuilder, KinesisSources
 from pyspark_kinesis.retry import RetryStrategies, RetryStrategy
 
 __all__ = [
-    "SCALA_BINARY_VERSION",
+    "SCALA_BINARY_VERSIONS",
     "ConnectorJarError",
     "KinesisSinkBuilder",
     "KinesisSinks",

@@ -9,19 +9,25 @@ from pathlib import Path
 
 from pyspark.sql import SparkSession
 
-#: Scala binary version the bundled connector jar is built for.
-SCALA_BINARY_VERSION = "2.13"
+#: The connector jars the package carries: Scala binary version -> the Spark line that jar is built for.
+SCALA_BINARY_VERSIONS: dict[str, str] = {"2.13": "4.x", "2.12": "3.5"}
 
 _JAR_DIR = Path(__file__).resolve().parent / "jars"
-_JAR_PATTERN = f"spark-kinesis-assembly_{SCALA_BINARY_VERSION}-*.jar"
 
 
 class ConnectorJarError(RuntimeError):
-    """The connector jar is missing, or it does not match the installed PySpark."""
+    """The connector jar is missing, or none matches the installed PySpark."""
 
 
-def connector_jar() -> str:
-    """Return the absolute path of the connector jar bundled in this package.
+def _jar_pattern(scala_binary_version: str) -> str:
+    return f"spark-kinesis-assembly_{scala_binary_version}-*.jar"
+
+
+def connector_jar(scala_binary_version: str | None = None) -> str:
+    """Return the absolute path of the connector jar bundled in this package for a Scala binary version.
+
+    The package carries one jar per Spark line: ``2.13`` for Spark 4.x and ``2.12`` for Spark 3.5. Without an
+    argument, the jar that matches the installed PySpark (or ``SPARK_HOME``) is returned.
 
     Example::
 
@@ -30,13 +36,16 @@ def connector_jar() -> str:
         True
 
     Raises:
-        ConnectorJarError: the package was installed without its jar (for example a source checkout that has
-            not run ``make build``).
+        ConnectorJarError: the installed Spark is neither a 4.x nor a 3.5 one, or the package was installed
+            without its jar (for example a source checkout that has not run ``make build``).
     """
-    jars = sorted(_JAR_DIR.glob(_JAR_PATTERN))
+    scala = scala_binary_version if scala_binary_version is not None else _matching_scala_binary_version()
+    if scala not in SCALA_BINARY_VERSIONS:
+        raise ConnectorJarError(f"no connector for Scala {scala}: this package carries jars for " + _supported())
+    jars = sorted(_JAR_DIR.glob(_jar_pattern(scala)))
     if not jars:
         raise ConnectorJarError(
-            f"no connector jar matching {_JAR_PATTERN} in {_JAR_DIR}: install the pyspark-kinesis wheel, "
+            f"no connector jar matching {_jar_pattern(scala)} in {_JAR_DIR}: install the pyspark-kinesis wheel, "
             "or run 'make build' in a source checkout"
         )
     if len(jars) > 1:
@@ -44,20 +53,52 @@ def connector_jar() -> str:
     return str(jars[0])
 
 
-def _installed_scala_binary_version() -> str | None:
-    """Scala binary version of the installed PySpark, read from its bundled scala-library jar."""
+def _supported() -> str:
+    return ", ".join(f"Scala {scala} (Spark {line})" for scala, line in SCALA_BINARY_VERSIONS.items())
+
+
+def _installed_spark() -> tuple[str | None, str | None]:
+    """(Spark version, Scala binary version) of the Spark that runs: ``SPARK_HOME``'s, else PySpark's own.
+
+    Read from the names of its ``spark-core`` and ``scala-library`` jars; a part that cannot be read is ``None``.
+    """
     import pyspark
 
     spark_home = os.environ.get("SPARK_HOME") or os.path.dirname(pyspark.__file__)
-    for path in glob.glob(os.path.join(spark_home, "jars", "scala-library-*.jar")):
-        match = re.search(r"scala-library-(\d+\.\d+)\.", os.path.basename(path))
+    spark = scala = None
+    for path in glob.glob(os.path.join(spark_home, "jars", "spark-core_*.jar")):
+        match = re.fullmatch(r"spark-core_(\d+\.\d+)-(\d+\.\d+\.\d+.*)\.jar", os.path.basename(path))
         if match:
-            return match.group(1)
-    return None
+            scala, spark = match.group(1), match.group(2)
+    if scala is None:
+        for path in glob.glob(os.path.join(spark_home, "jars", "scala-library-*.jar")):
+            match = re.search(r"scala-library-(\d+\.\d+)\.", os.path.basename(path))
+            if match:
+                scala = match.group(1)
+    return spark, scala
+
+
+def _matching_scala_binary_version() -> str:
+    """The Scala binary version of the jar built for the installed Spark; a clear error when there is none."""
+    spark, scala = _installed_spark()
+    if spark is None and scala is None:
+        return "2.13"  # nothing to read (no jars folder): the Spark 4 jar
+    line = None if spark is None else "4.x" if spark.startswith("4.") else ".".join(spark.split(".")[:2])
+    for candidate, candidate_line in SCALA_BINARY_VERSIONS.items():
+        if line in (None, candidate_line) and scala in (None, candidate):
+            return candidate
+    found = f"Spark {spark or 'of unknown version'}" + (f" with Scala {scala}" if scala else "")
+    raise ConnectorJarError(
+        f"the installed PySpark (or SPARK_HOME) is {found}, and this pyspark-kinesis carries connectors for "
+        f"{_supported()} only: install a PySpark 4.x or 3.5"
+    )
 
 
 def configure_spark(builder: SparkSession.Builder) -> SparkSession.Builder:
     """Add the bundled connector jar to ``spark.jars`` of a session builder; no network access is needed.
+
+    The jar is the one built for the installed PySpark: ``spark-kinesis_2.13`` on Spark 4.x, ``spark-kinesis_2.12``
+    on Spark 3.5.
 
     Any jars already set on the builder are kept. Call it before ``getOrCreate()``: jars cannot be added to a
     session that is already running.
@@ -71,17 +112,10 @@ def configure_spark(builder: SparkSession.Builder) -> SparkSession.Builder:
 
     Raises:
         TypeError: ``builder`` is not a ``SparkSession.Builder``.
-        ConnectorJarError: the jar is missing or built for another Scala version than the installed PySpark.
+        ConnectorJarError: the installed PySpark is neither a 4.x nor a 3.5, or its jar is missing.
     """
     if not isinstance(builder, SparkSession.Builder):
         raise TypeError(f"builder must be a pyspark.sql.SparkSession.Builder, got {type(builder).__name__}")
-    installed = _installed_scala_binary_version()
-    if installed is not None and installed != SCALA_BINARY_VERSION:
-        raise ConnectorJarError(
-            f"this pyspark-kinesis wheel carries a connector built for Scala {SCALA_BINARY_VERSION}, but the "
-            f"installed PySpark uses Scala {installed}: install a pyspark-kinesis build for Scala {installed}, "
-            "or a PySpark 4.x"
-        )
     jar = connector_jar()
     existing = builder._options.get("spark.jars", "")  # noqa: SLF001 - the only way to read a builder's option
     jars = [j for j in existing.split(",") if j] if existing else []

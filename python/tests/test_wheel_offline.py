@@ -232,12 +232,19 @@ def wheelhouse() -> Path:
 
 
 # --- the wheel, and the fresh venv it goes into -------------------------------------------------------------------
-def source_jar() -> Path:
-    """The connector jar `make python-jar` put in the package folder: what the wheel must carry."""
+def source_jars() -> list[Path]:
+    """The connector jars `make python-jar` put in the package folder, Spark 3.5's (2.12) then Spark 4's (2.13):
+    what the wheel must carry."""
     jars = sorted((PYTHON_DIR / "pyspark_kinesis" / "jars").glob("spark-kinesis-assembly_*.jar"))
-    assert len(jars) == 1, f"expected one connector jar in python/pyspark_kinesis/jars, found {jars}: " \
-                           "run 'make build && make python-jar'"
-    return jars[0]
+    assert [j.name.split("-")[2] for j in jars] == ["assembly_2.12", "assembly_2.13"], \
+        f"expected a 2.12 and a 2.13 connector jar in python/pyspark_kinesis/jars, found {jars}: " \
+        "run 'make build && make python-jar'"
+    return jars
+
+
+def source_jar() -> Path:
+    """The jar a job on this venv's PySpark (4.x, Scala 2.13) loads."""
+    return source_jars()[1]
 
 
 def sha256(path: Path) -> str:
@@ -292,17 +299,19 @@ def installation() -> Iterator[Installation]:
 
 
 def test_the_wheel_carries_the_connector_jar_and_installs_offline(installation: Installation) -> None:
-    jar = source_jar()
+    expected = source_jars()
     with zipfile.ZipFile(installation.wheel) as wheel:
-        jars = [n for n in wheel.namelist() if n.endswith(".jar")]
-        assert jars == [f"pyspark_kinesis/jars/{jar.name}"]
-        assert hashlib.sha256(wheel.read(jars[0])).hexdigest() == sha256(jar), "the wheel carries another jar"
+        jars = sorted(n for n in wheel.namelist() if n.endswith(".jar"))
+        assert jars == [f"pyspark_kinesis/jars/{jar.name}" for jar in expected]
+        for name, jar in zip(jars, expected):
+            assert hashlib.sha256(wheel.read(name)).hexdigest() == sha256(jar), f"the wheel carries another {name}"
         assert "pyspark_kinesis/py.typed" in wheel.namelist()
 
     cfg = (installation.venv / "pyvenv.cfg").read_text()
     assert re.search(r"include-system-site-packages\s*=\s*false", cfg), cfg
-    installed_jar = installation.site_packages / "pyspark_kinesis" / "jars" / jar.name
-    assert installed_jar.is_file() and sha256(installed_jar) == sha256(jar)
+    for jar in expected:
+        installed_jar = installation.site_packages / "pyspark_kinesis" / "jars" / jar.name
+        assert installed_jar.is_file() and sha256(installed_jar) == sha256(jar)
     assert (installation.site_packages / "pyspark" / "bin" / "spark-submit").stat().st_mode & 0o111
     assert "Successfully installed" in installation.install_output, installation.install_output
     assert installation.audit.off_loopback() == {}, "a build or install step reached the network"

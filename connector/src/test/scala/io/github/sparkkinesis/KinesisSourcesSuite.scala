@@ -25,7 +25,8 @@ class KinesisSourcesSuite extends AnyFunSuite {
       "maxBytesPerTrigger" -> "1048576", "shardsPerTask" -> "2", "shardFetchInterval" -> "2s", "failOnDataLoss" -> "false",
       "fetchBufferSize" -> "64m", "maxIdlePollInterval" -> "2s", "roleArn" -> "arn:aws:iam::1:role/r", "roleExternalId" -> "ext"))
     assert(b.options().asScala.keySet.forall(k => KinesisOptions.find(k).isDefined), "only keys of the option table")
-    SourceConfig(OptionReader(b.options().asScala.toMap)) // and they are all valid together
+    // and they are all valid together (those this Spark line lacks are refused: SparkLineSourceSuite)
+    SourceConfig(OptionReader(b.options().asScala.toMap -- SparkLineOptions.refused))
   }
 
   test("a later setting replaces an earlier one whatever its case, and builders are immutable") {

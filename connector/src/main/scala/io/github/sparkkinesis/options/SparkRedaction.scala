@@ -54,7 +54,7 @@ object SparkRedaction extends Logging {
    * hold, but for the comma that separates parameters.
    */
   private[options] lazy val sqlArgumentsRegex: String =
-    s"(?i)\\b(?:${secretKeys.map(Pattern.quote).mkString("|")})\\s*=>\\s*(?:'[^']*'|\"[^\"]*\"|[^\\s)\\]]*[^\\s)\\],])"
+    s"""(?i)\\b(?:${secretKeys.map(Pattern.quote).mkString("|")})\\s*=>\\s*(?:'[^']*'|"[^"]*"|[^\\s)\\]]*[^\\s)\\],])"""
 
   /**
    * The options of `read_kinesis(...)` are in the SQL text, which no options pattern covers: Spark prints it in

@@ -26,7 +26,7 @@ final case class KinesisWriterCommitMessage(records: Long, bytes: Long, throttle
  * @param knownLimits the `streamName` stream's limits, learned on the driver; other streams are described here
  */
 final class KinesisDataWriter(config: SinkConfig, columns: SinkColumns, knownLimits: Option[StreamLimits],
-    onRejected: String => Unit = _ => ()) extends DataWriter[InternalRow] {
+    onRejected: String => Unit = _ => ()) extends DataWriter[InternalRow] with SparkLineSink.FlushAfterInput {
   import KinesisDataWriter._
 
   private val metrics = new SinkTaskMetrics
@@ -67,15 +67,6 @@ final class KinesisDataWriter(config: SinkConfig, columns: SinkColumns, knownLim
     }
   }
 
-  /**
-   * Spark reads the task's metrics after the input ends and before `commit`: waiting for the acknowledgements
-   * here makes the records and bytes written (and the retries) in the metrics final.
-   */
-  override def writeAll(rows: util.Iterator[InternalRow]): Unit = {
-    while (rows.hasNext) write(rows.next())
-    flushAll()
-  }
-
   override def commit(): WriterCommitMessage = {
     flushAll()
     KinesisWriterCommitMessage(metrics.recordsWritten, metrics.bytesWritten, metrics.throttledRecords,
@@ -88,7 +79,7 @@ final class KinesisDataWriter(config: SinkConfig, columns: SinkColumns, knownLim
 
   override def currentMetricsValues(): Array[CustomTaskMetric] = metrics.values
 
-  private def flushAll(): Unit = publishers.values.forEach(_.flush())
+  override protected def flushAll(): Unit = publishers.values.forEach(_.flush())
 
   /**
    * A record that can never be written: deliver everything accepted before it, tell the driver (so Spark's

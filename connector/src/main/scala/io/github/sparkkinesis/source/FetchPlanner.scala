@@ -11,7 +11,7 @@ final class FetchPlanner(config: SourceConfig, discovery: ShardDiscovery) extend
 
   /** The first offset of a new query: `initialPosition` made concrete for every shard that exists now. */
   def initialOffset(nowMillis: Long): KinesisSourceOffset = {
-    val shards = discovery.shards().values.toSeq
+    val shards = discovery.shards().values.toVector
     val positions: Seq[(ShardKey, ShardPosition)] = config.initialPosition match {
       case InitialPosition.Latest =>
         // Closed shards hold only records from before the start. The second absorbs clock skew.
@@ -52,7 +52,8 @@ final class FetchPlanner(config: SourceConfig, discovery: ShardDiscovery) extend
     val shards = discovery.shards()
     reportExpired(start, shards)
     def finished(key: ShardKey) = start.get(key).contains(ShardEnd) || !shards.contains(key)
-    shards.values.toSeq
+    // Strict (`toVector`): on Scala 2.12 `values.toSeq` is a lazy Stream, and what is planned here goes to tasks.
+    shards.values.toVector
       .filter(s => !start.get(s.key).contains(ShardEnd))
       .filter(s => s.parents.forall(p => finished(ShardKey(s.key.stream, p))))
       .map(_.key)
@@ -152,12 +153,11 @@ object FetchPlanner {
     def share(total: Long) = math.max(1L, total / math.max(1, shards))
     limit match {
       case r: ReadMaxRows => (share(r.maxRows()), Long.MaxValue)
-      case b: ReadMaxBytes => (Long.MaxValue, share(b.maxBytes()))
       case c: CompositeReadLimit =>
         c.getReadLimits.map(budgets(_, shards)).foldLeft((Long.MaxValue, Long.MaxValue)) {
           case ((r1, b1), (r2, b2)) => (math.min(r1, r2), math.min(b1, b2))
         }
-      case _ => (Long.MaxValue, Long.MaxValue)
+      case other => SparkLineSource.bytesOf(other).fold((Long.MaxValue, Long.MaxValue))(b => (Long.MaxValue, share(b)))
     }
   }
 }

@@ -19,7 +19,7 @@ import org.apache.spark.sql.connector.read.streaming._
  * batch holds and the batch's tasks, placed where the records are, read them from memory.
  */
 final class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: String)
-  extends MicroBatchStream with SupportsTriggerAvailableNow with SupportsRealTimeMode with ReportsSourceMetrics
+  extends MicroBatchStream with SupportsTriggerAvailableNow with SparkLineSource.RealTimeMode with ReportsSourceMetrics
   with Logging {
 
   import KinesisMicroBatchStream._
@@ -73,7 +73,7 @@ final class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: St
     throw new UnsupportedOperationException("the Kinesis source is read with latestOffset(start, limit)")
 
   override def getDefaultReadLimit: ReadLimit = {
-    val limits = config.maxRecordsPerTrigger.map(ReadLimit.maxRows).toSeq ++ config.maxBytesPerTrigger.map(ReadLimit.maxBytes)
+    val limits = config.maxRecordsPerTrigger.map(ReadLimit.maxRows).toSeq ++ config.maxBytesPerTrigger.map(SparkLineSource.maxBytes)
     limits match {
       case Seq() => ReadLimit.allAvailable()
       case Seq(one) => one
@@ -89,12 +89,12 @@ final class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: St
   /** The options as executors read with them: with the ARNs of the enhanced fan-out consumers, once ACTIVE. */
   private def readConfig: SourceConfig = synchronized {
     resolved.getOrElse {
-      val withArns = consumers.zip(config.fanOut) match {
-        case Some((c, fanOut)) =>
+      val withArns = (consumers, config.fanOut) match {
+        case (Some(c), Some(fanOut)) =>
           val arns = c.resolve()
           progress.registeredConsumers(arns.size)
           config.copy(fanOut = Some(fanOut.copy(consumerArns = arns)), realTime = realTime)
-        case None => config.copy(realTime = realTime)
+        case _ => config.copy(realTime = realTime)
       }
       resolved = Some(withArns)
       withArns

@@ -7,7 +7,7 @@ import org.apache.spark.sql.connector.read.{InputPartition, PartitionReader, Par
 object KinesisPartitionReaderFactory extends PartitionReaderFactory {
   override def createReader(partition: InputPartition): PartitionReader[InternalRow] = partition match {
     case p: KinesisInputPartition => new KinesisPartitionReader(p)
-    case p: RealTimeInputPartition => new RealTimeReader(p)
+    case p: RealTimeInputPartition => SparkLineSource.realTimeReader(p)
   }
 }
 

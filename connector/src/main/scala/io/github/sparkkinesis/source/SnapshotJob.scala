@@ -91,7 +91,8 @@ object SnapshotJob {
     import spec._
     val started = System.nanoTime()
     val location = executorLocation()
-    val feeds = requests.map(r => r -> Prefetcher.feedFor(sourceId, config, r.key, r.from, cutoffMillis, spill))
+    // Strict: a lazy Seq (a Stream on Scala 2.12) would carry the feeds into the task's result.
+    val feeds = requests.toVector.map(r => r -> Prefetcher.feedFor(sourceId, config, r.key, r.from, cutoffMillis, spill))
     val lingerEnd = started + math.min(until.lingerNanos, config.maxFetchDuration.toNanos)
     val fillEnd = started + math.min(until.fillNanos, config.maxFetchDuration.toNanos)
     val halfBuffer = Prefetcher.bufferLimit(config) / 2

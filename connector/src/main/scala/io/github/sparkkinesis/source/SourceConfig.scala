@@ -97,7 +97,7 @@ object SourceConfig {
       minFetchPeriod = reader.duration(MinFetchPeriod, KinesisMinFetchPeriod).getOrElse(KinesisMinFetchPeriod),
       maxFetchDuration = reader.duration(MaxFetchDuration, Duration.ofMillis(100)).getOrElse(Duration.ofSeconds(10)),
       maxRecordsPerTrigger = reader.long(MaxRecordsPerTrigger, 1),
-      maxBytesPerTrigger = reader.bytes(MaxBytesPerTrigger, 1, Long.MaxValue),
+      maxBytesPerTrigger = reader.bytes(MaxBytesPerTrigger, 1, Long.MaxValue).map(SparkLineSource.maxBytesPerTrigger),
       shardsPerTask = reader.int(ShardsPerTask, 1, 10000),
       shardFetchInterval = reader.duration(ShardFetchInterval, Duration.ofMillis(100)).getOrElse(Duration.ofSeconds(1)),
       failOnDataLoss = reader.boolean(FailOnDataLoss).getOrElse(true),

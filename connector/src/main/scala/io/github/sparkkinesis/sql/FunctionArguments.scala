@@ -16,7 +16,7 @@ object FunctionArguments {
     val named = arguments.zipWithIndex.map {
       case (NamedArgumentExpression(key, value), _) => key -> value
       case (_, i) => throw new KinesisOptionException(s"$function takes named parameters only (the options of " +
-        s"format(\"kinesis\")), e.g. $function(streamName => 'my-stream', region => 'eu-west-1'); argument ${i + 1} has no name.")
+        s"""format("kinesis")), e.g. $function(streamName => 'my-stream', region => 'eu-west-1'); argument ${i + 1} has no name.""")
     }
     named.groupBy(_._1.toLowerCase(Locale.ROOT)).values.find(_.size > 1).foreach { twice =>
       throw new KinesisOptionException(

@@ -49,7 +49,7 @@ class SecretPrintingSuite extends AnyFunSuite {
     for (o <- secrets) {
       val m = marker(o)
       assert(masked(s"read_kinesis(streamName => 's', ${o.key} => '$m')") == "read_kinesis(streamName => 's', XX)")
-      assert(masked(s"kinesis_shards(${o.key.toUpperCase}=>\"$m\")") == "kinesis_shards(XX)")
+      assert(masked(s"""kinesis_shards(${o.key.toUpperCase}=>"$m")""") == "kinesis_shards(XX)")
       assert(masked(s"[${o.key} => $m, region => eu-west-1]") == "[XX, region => eu-west-1]")
       assert(masked(s"[region => eu-west-1, ${o.key} => a,b=c@d]") == "[region => eu-west-1, XX]")
     }

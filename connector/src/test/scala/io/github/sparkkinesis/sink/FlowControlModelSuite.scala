@@ -111,7 +111,7 @@ object FlowControlModelSuite {
           val refused = req.records.zip(stored).collect { case (shard, false) => shard }
           w.flow.onResponse(FlowController.Response(req.records.size, req.units, refused.size, req.sentMs * 1000000L,
             t * 1000000L, req.full))
-          if (refused.nonEmpty) { w.resend.prependAll(refused); w.retryAtMs = t + 100 }
+          if (refused.nonEmpty) { refused.reverseIterator.foreach(w.resend.+=:); w.retryAtMs = t + 100 }
         }
         if (w.inFlight.size < 4 && t >= w.nextSendMs) {
           val size = w.flow.batchSize

@@ -62,7 +62,7 @@ class RecordBatcherSuite extends AnyFunSuite {
     Seq("a" -> "1", "a" -> "2", "b" -> "1").foreach { case (k, t) => b.add(record(k, 1, t)) }
     val sent = b.take(10, Long.MaxValue)
     assert(keysOf(sent) == Seq("a1", "b1"))
-    b.requeueFirst(java.util.List.of(sent.get(0)))
+    b.requeueFirst(java.util.Collections.singletonList(sent.get(0)))
     assert(keysOf(b.take(10, Long.MaxValue)) == Seq("a1"), "a2 must not overtake the resent a1")
     assert(keysOf(b.take(10, Long.MaxValue)) == Seq("a2"))
   }

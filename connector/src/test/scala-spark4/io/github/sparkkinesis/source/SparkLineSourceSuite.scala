@@ -1,0 +1,19 @@
+package io.github.sparkkinesis.source
+
+import io.github.sparkkinesis.options.OptionReader
+import org.apache.spark.sql.connector.read.streaming.ReadLimit
+import org.scalatest.funsuite.AnyFunSuite
+
+/** Spark 4's side of what the two Spark lines do differently (the Spark 3.5 build has its own suite of this name). */
+class SparkLineSourceSuite extends AnyFunSuite {
+  test("byte limits are shared evenly between the shards being read, alone or with a record limit") {
+    assert(FetchPlanner.budgets(ReadLimit.maxBytes(1000), 2) == (Long.MaxValue, 500L))
+    assert(FetchPlanner.budgets(ReadLimit.compositeLimit(Array(ReadLimit.maxRows(10), ReadLimit.maxBytes(64))), 2) == (5L, 32L))
+  }
+
+  test("maxBytesPerTrigger becomes the stream's default byte limit") {
+    val config = SourceConfig(OptionReader(Map("streamName" -> "s", "maxBytesPerTrigger" -> "1m")))
+    assert(config.maxBytesPerTrigger.contains(1L << 20))
+    assert(SparkLineSource.bytesOf(SparkLineSource.maxBytes(1L << 20)).contains(1L << 20))
+  }
+}
