@@ -137,6 +137,9 @@ def test_sql_functions_run_on_spark_35(spark: SparkSession, kinesis_endpoint: st
     assert sorted(r.d for r in rows) == [f"sql-{i}" for i in range(5)]
     shards = spark.sql(f"SELECT shardId, isOpen FROM kinesis_shards({connection})").collect()
     assert [(r.shardId, r.isOpen) for r in shards] == [("shardId-000000000000", True)]
+    # Streaming SQL (FROM STREAM) is Spark 4 only: Spark 3.5 refuses the query, it never runs it as a batch.
+    with pytest.raises(Exception, match="PARSE_SYNTAX_ERROR|Syntax error"):
+        spark.sql(f"SELECT * FROM STREAM read_kinesis({connection})")
 
 
 def test_a_spark_4_only_option_is_refused_saying_so(spark: SparkSession) -> None:
