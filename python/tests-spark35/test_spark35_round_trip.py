@@ -13,6 +13,7 @@ import os
 import subprocess
 import sys
 import uuid
+import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -94,6 +95,16 @@ def test_configure_spark_loads_the_scala_212_jar_on_pyspark_35(spark: SparkSessi
     provider = jvm.org.apache.spark.sql.execution.datasources.DataSource.lookupDataSource(
         "kinesis", spark._jsparkSession.sessionState().conf())
     assert provider.getProtectionDomain().getCodeSource().getLocation().getPath() == str(jar)
+
+
+def test_the_212_jar_holds_the_connector_and_relocated_classes_only() -> None:
+    with zipfile.ZipFile(connector_jar("2.12")) as jar:
+        classes = [n for n in jar.namelist() if n.endswith(".class")]
+    # org/apache/spark/sparkkinesis: the one shim that reaches Spark's private RPC (as in the Spark 4 jar).
+    foreign = [c for c in classes if not c.startswith(("io/github/sparkkinesis/", "org/apache/spark/sparkkinesis/"))]
+    assert foreign == [], foreign[:10]
+    # The 2.12 build's CollectionConverters shim is relocated: Spark 3.5's scala-collection-compat has the name.
+    assert "io/github/sparkkinesis/shaded/scala/jdk/CollectionConverters$.class" in classes
 
 
 def test_sink_then_source_with_available_now_and_a_restart(spark: SparkSession, kinesis_endpoint: str,
