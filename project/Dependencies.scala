@@ -1,6 +1,7 @@
 import sbt._
 
-/** The one place that holds versions. The Python side pins PySpark in python/requirements-dev.txt. */
+/** The one place that holds versions. The Python side pins PySpark in python/requirements-dev.txt (4.x) and
+  * python/requirements-spark35.txt (3.5). */
 object Dependencies {
   val scala213 = "2.13.18"
   /** The Scala 2.12 release Spark 3.5 builds with (spark-parent_2.12's scala.version). */

@@ -17,7 +17,7 @@ object ShadedJar {
   /** Packages (slash form) that must not appear unrelocated in the jar; checked by the integration tests. */
   val relocatedPaths: Seq[String] = relocated.map(_.replace('.', '/') + "/")
 
-  /** Packages relocated in addition to the common ones, per Spark line (the 2.12 jar adds scala-collection-compat). */
+  /** Packages relocated in addition to the common ones, per Spark line (the 2.12 jar adds `scala.jdk`, its shim). */
   val extraRelocated = settingKey[Seq[String]]("packages relocated only in this jar")
 
   val settings: Seq[Setting[_]] = Seq(
