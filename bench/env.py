@@ -71,6 +71,10 @@ class Settings:
     realtime_rates: list[int] = field(default_factory=lambda: [50, 5000])
     realtime_modes: list[str] = field(default_factory=lambda: ["polling", "efo"])
     realtime_seconds: float = 20.0
+    #: the sink with and without aggregation=kpl under write quotas (bench/aggregation.py): seconds each write
+    #: takes at its quota, and seconds of the 50 rows/s latency run
+    aggregation_seconds: float = 15.0
+    aggregation_latency_seconds: float = 20.0
     scale_shards: list[int] = field(default_factory=lambda: [10, 100, 1000])
     scale_seconds: float = 60.0
     sink_quota_seconds: float | None = None
@@ -107,6 +111,7 @@ class Settings:
                     write_records={100: 400}, boto3_seconds=1.0, quota_shards=[1], quota_seconds=2.0,
                     latency_seconds=3.0, latency_rate=50, fanout_seconds=1.0,
                     realtime_rates=[50], realtime_modes=["polling"], realtime_seconds=3.0, scale_shards=[10], scale_seconds=4.0,
+                    aggregation_seconds=0.5, aggregation_latency_seconds=4.0,
                     sink_quota_quick=True, paced_shards=[1], paced_seconds=2.0, cpu_shards=1,
                     cpu_records={100: 2_000}, cpu_warmup_records=500, cpu_steady_records={100: 3_000},
                     cpu_steady_skip_batches=0, many_shards=10, many_idle_seconds=3.0, many_steady_idle_after=0.0,
@@ -116,6 +121,7 @@ class Settings:
             s = cls(mode=mode, repetitions=1, read_shards=[1, 4], read_records={100: 100_000, 1024: 25_000},
                     write_records={100: 50_000, 1024: 15_000}, boto3_seconds=4.0, quota_shards=[2],
                     quota_seconds=15.0, latency_seconds=10.0, fanout_seconds=8.0, realtime_seconds=10.0, scale_shards=[10, 100],
+                    aggregation_seconds=5.0, aggregation_latency_seconds=10.0,
                     scale_seconds=25.0,
                     sink_quota_quick=True, paced_shards=[1, 4], cpu_shards=4,
                     cpu_records={100: 300_000, 1024: 60_000}, cpu_steady_records={100: 600_000, 1024: 100_000}, many_shards=100, many_idle_seconds=10.0, many_steady_idle_after=0.0,

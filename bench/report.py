@@ -19,6 +19,9 @@ CLUSTER_SERVED_RATIO = 1.05
 EFO_P50_MS = 150.0
 EFO_QUOTA_FRACTION = 0.95
 REALTIME_P99_MS = {"polling": 300.0, "efo": 150.0}
+AGGREGATION_SPEEDUP = 8.0
+
+LATENCY_RATE_NOTE = "50 rows/s (rate source → sink → source, 100 ms triggers)"
 
 Add = Callable[[str, str, Any, bool | None], None]
 
@@ -36,7 +39,7 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
                      "verdict": "NOT RUN" if ok is None else _verdict(ok)})
 
     for judge in (_write_targets, _quota_targets, _paced_targets, _cpu_targets, _sink_targets, _latency_targets,
-                  _many_shards_targets, _memory_targets, _cluster_targets, _fanout_targets, _realtime_targets):
+                  _many_shards_targets, _memory_targets, _cluster_targets, _fanout_targets, _realtime_targets, _aggregation_targets):
         judge(results, add)
     return rows
 
@@ -156,6 +159,28 @@ def _realtime_targets(results: dict[str, Any], add: Add) -> None:
         add(f"real-time mode p99 put→row ≤ {limit:g} ms ({r['mode']})",
             f"{r['mode']}, {data['shards']} shards, {r['recordsPerSecond']} records/s", f"{r['ms']['p99']} ms",
             r["ms"]["p99"] <= limit)
+
+
+def _aggregation_targets(results: dict[str, Any], add: Add) -> None:
+    names = (f"aggregation=kpl user records/s ≥ {AGGREGATION_SPEEDUP:g}× unaggregated",
+             f"aggregation=kpl throttled attempts ≤ {THROTTLED_FRACTION:.0%}", "aggregation=kpl p50 put→row ≤ 1 s")
+    data = results.get("aggregation") or {}
+    if "speedup" not in data:
+        for name in names:
+            add(name, "-", _not_run(data), None)
+        return
+    shape = f"{data['recordBytes']} B × {data['shards']} shards, AWS write quotas"
+    rates = {t["mode"]: t for t in data["throughput"]}
+    add(names[0], shape, f"{data['speedup']}× ({rates['kpl']['userRecordsPerSecond']:,} against "
+        f"{rates['none']['userRecordsPerSecond']:,} records/s)", data["speedup"] >= AGGREGATION_SPEEDUP)
+    throttled = rates["kpl"]["windowThrottledFraction"]
+    add(names[1], shape + ", after warm-up", f"{throttled} over {rates['kpl']['windowSeconds']} s (whole write "
+        f"{rates['kpl']['throttledFraction']}; unaggregated {rates['none']['windowThrottledFraction']}, whole "
+        f"{rates['none']['throttledFraction']})", throttled is not None and throttled <= THROTTLED_FRACTION)
+    latency = {lt["mode"]: lt for lt in data["latency"]}
+    p50 = latency["kpl"]["ms"]["p50"]
+    add(names[2], f"{latency['kpl']['recordsPerSecond']} rows/s, 100 ms triggers both sides",
+        f"{p50} ms (unaggregated {latency['none']['ms']['p50']} ms)", p50 == p50 and p50 <= P50_MS)
 
 
 def _many_shards_targets(results: dict[str, Any], add: Add) -> None:
@@ -331,6 +356,21 @@ def markdown(results: dict[str, Any], plots: dict[str, str], image_prefix: str =
                 f"{r['ms']['p95']} | {r['ms']['p99']} | {r['ms']['max']} |" for r in rt["runs"]]
     elif rt.get("error"):
         out += ["", "## Real-time mode against micro-batches", "", rt["error"]]
+
+    agg = results.get("aggregation") or {}
+    if agg.get("throughput"):
+        out += ["", f"## Sink aggregation ({agg['recordBytes']} B × {agg['shards']} shards, AWS write quotas)", "",
+                "| aggregation | user records | seconds | user records/s | per Kinesis record | throttled (whole) | "
+                "throttled (after warm-up) |", "|---|---|---|---|---|---|---|"]
+        out += [f"| {t['mode']} | {t['userRecords']:,} | {t['seconds']} | {t['userRecordsPerSecond']:,} | "
+                f"{t['userRecordsPerKinesisRecord']} | {t['throttledFraction']} | {t['windowThrottledFraction']} over "
+                f"{t['windowSeconds']} s |" for t in agg["throughput"]]
+        out += ["", f"Put→row at {LATENCY_RATE_NOTE}:", "", "| aggregation | rows | p50 ms | p95 ms | max ms |",
+                "|---|---|---|---|---|"]
+        out += [f"| {lt['mode']} | {lt['measured']} | {lt['ms']['p50']} | {lt['ms']['p95']} | {lt['ms']['max']} |"
+                for lt in agg["latency"]]
+    elif agg.get("error"):
+        out += ["", "## Sink aggregation", "", agg["error"]]
 
     scale = results.get("scale") or {}
     if scale.get("runs"):

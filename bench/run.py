@@ -25,12 +25,12 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from bench import (cluster, cpu, fanout, latency, many_shards, memory, paced, quota, readers, realtime, report, scale,
-                   writers)
+from bench import (aggregation, cluster, cpu, fanout, latency, many_shards, memory, paced, quota, readers, realtime,
+                   report, scale, writers)
 from bench.env import REPO, Settings, Simulator, dump, load, machine, own_simulator, spark_session
 
-SECTIONS = ("read", "write", "readUnderQuota", "pacedRead", "cpuPerRecord", "writeUnderQuota", "latency", "fanOut", "realTime",
-            "scale", "manyShards", "memory", "localCluster")
+SECTIONS = ("read", "write", "readUnderQuota", "pacedRead", "cpuPerRecord", "writeUnderQuota", "aggregation", "latency",
+            "fanOut", "realTime", "scale", "manyShards", "memory", "localCluster")
 
 
 def run_benchmarks(spark: Any, sim: Simulator, settings: Settings, out_dir: Path, *, plots: bool = True,
@@ -49,6 +49,7 @@ def run_benchmarks(spark: Any, sim: Simulator, settings: Settings, out_dir: Path
         "pacedRead": lambda: paced.run(spark, sim, settings),
         "cpuPerRecord": lambda: cpu.run(spark, sim, settings),
         "writeUnderQuota": lambda: _sink_quota(sbt, settings, out_dir, output_stem(results), sink_quota_json),
+        "aggregation": lambda: aggregation.run(spark, sim, settings),
         "latency": lambda: latency.run(spark, sim, settings),
         "fanOut": lambda: fanout.run(spark, sim, settings),
         "realTime": lambda: realtime.run(spark, sim, settings),

@@ -58,6 +58,12 @@ def test_smoke_run_writes_every_section(simulator_admin: SimulatorAdmin, tmp_pat
     rt = results["realTime"]
     assert {(r["mode"], r["trigger"]) for r in rt["runs"]} == {("polling", t) for t in ("realTime", "processingTime=100ms")}
     assert all(r["recordsArrived"] == r["recordsSent"] > 0 for r in rt["runs"]), rt["runs"]
+    agg = results["aggregation"]
+    assert [t["mode"] for t in agg["throughput"]] == ["none", "kpl"], agg
+    assert all(t["kinesisRecordsStored"] > 0 for t in agg["throughput"])
+    # Aggregates carry several user records each; plain records one.
+    assert agg["throughput"][0]["userRecordsPerKinesisRecord"] <= 1.0 < agg["throughput"][1]["userRecordsPerKinesisRecord"]
+    assert all(lt["measured"] > 0 for lt in agg["latency"]), agg["latency"]
     for mode, readers in fan["throughput"]["modes"].items():
         assert len(readers) == 3 and all(r["bytesPerSecond"] > 0 for r in readers), (mode, readers)
 

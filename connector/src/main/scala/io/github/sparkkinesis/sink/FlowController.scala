@@ -13,6 +13,13 @@ trait FlowController {
   /** Records per request now (never above the configured maximum). */
   def batchSize: Int
 
+  /**
+   * Write units per request now; a request takes at least one record whatever its size. Without it a paced
+   * writer of large records (KPL aggregates of 50 KiB) would send `batchSize` of them at once: seconds of a
+   * shard's byte quota in one burst, mostly refused.
+   */
+  def batchUnits: Double = Double.PositiveInfinity
+
   /** How long this writer waits after sending a request of `units` write units before its next send. */
   def pauseNanos(units: Double): Long
 
@@ -107,6 +114,11 @@ final class RateFlowController(
   // Units stored per response over about the last second, kept only until the first throttling seeds the rate.
   private val recent = new java.util.ArrayDeque[(Long, Double)]()
   private var recentUnits = 0.0
+  // Records answered (and refused) since the last cut, fading over KeptWindow: how much a refusal kept is judged
+  // on those, not on one response, since a paced request of large records (KPL aggregates) holds one or two.
+  private var answered = 0.0
+  private var refused = 0.0
+  private var answeredAtNanos = 0L
 
   /** Write units per second this writer may send; infinite while off. */
   def unitsPerSecond: Double = rate
@@ -114,6 +126,10 @@ final class RateFlowController(
   override def batchSize: Int =
     if (rate.isInfinite) maxBatch
     else math.max(floor, math.min(maxBatch, (rate * targetIntervalSeconds).toInt))
+
+  // The same bound as batchSize, in units: small records are unaffected, large ones come a few at a time.
+  override def batchUnits: Double =
+    if (rate.isInfinite) Double.PositiveInfinity else math.max(floor.toDouble, rate * targetIntervalSeconds)
 
   override def pauseNanos(units: Double): Long =
     if (rate.isInfinite) 0L else (units / rate * 1e9).toLong
@@ -130,13 +146,15 @@ final class RateFlowController(
         cut(recentUnits / window * (1 - decrease), r.nowNanos)
         recent.clear()
       } else if (r.sentAtNanos - lastCutNanos > 0) {
-        val kept = (r.records - r.throttled).toDouble / r.records
+        count(r)
+        val kept = (answered - refused) / answered
         // A mild refusal marks the rate the shards just would not take. A heavy one says the load changed (a
         // neighbour started, the first burst ran dry) and that rate is no guide: search again from the floor up.
         ceiling = if (kept >= HeavyRefusalKeeps) rate else Double.PositiveInfinity
         cut(rate * math.min(1 - decrease, math.max(MaxCutKeeps, kept)), r.nowNanos)
       }
-    } else if (!rate.isInfinite && r.fullBatch && r.sentAtNanos - lastCutNanos > 0) {
+    } else if (!rate.isInfinite && r.sentAtNanos - lastCutNanos > 0) count(r)
+    if (r.throttled == 0 && !rate.isInfinite && r.fullBatch && r.sentAtNanos - lastCutNanos > 0) {
       val elapsed = math.min(1.0, (r.nowNanos - lastGrowthNanos) / 1e9)
       // A refusal seconds ago says little about now (a neighbour may have finished): search upward again.
       val sinceCut = (r.nowNanos - lastCutNanos) / 1e9
@@ -152,6 +170,15 @@ final class RateFlowController(
     rate = math.max(MinUnitsPerSecond, to)
     lastCutNanos = now
     lastGrowthNanos = now
+    answered = 0.0
+    refused = 0.0
+  }
+
+  private def count(r: Response): Unit = {
+    val fade = math.exp(-(r.nowNanos - answeredAtNanos) / KeptWindowNanos)
+    answered = answered * fade + r.records
+    refused = refused * fade + r.throttled
+    answeredAtNanos = r.nowNanos
   }
 
   private def remember(now: Long, units: Double): Unit = {
@@ -173,6 +200,7 @@ object RateFlowController {
   private val WindowSeconds = 1.0
   private val MinWindowSeconds = 0.1
   private val WindowNanos = TimeUnit.SECONDS.toNanos(1)
+  private val KeptWindowNanos = TimeUnit.MILLISECONDS.toNanos(250).toDouble
 }
 
 /**

@@ -34,6 +34,7 @@ final class KinesisDataWriter(config: SinkConfig, columns: SinkColumns, knownLim
   private val hashKeyOrdinal = columns.explicitHashKey.getOrElse(-1)
   private val client = KinesisClientFactory.async(config.connection)
   private val publishers = new util.LinkedHashMap[String, RecordPublisher]()
+  private val maxHeldBytes = KinesisDataWriter.maxHeldBytes(config)
   // Rows mostly go to one stream: remember the last one instead of a map lookup (and a String) per row.
   private var lastStream: UTF8String = _
   private var lastPublisher: RecordPublisher = _
@@ -65,6 +66,31 @@ final class KinesisDataWriter(config: SinkConfig, columns: SinkColumns, knownLim
       if (hashKey != null) entry.explicitHashKey(hashKey)
       publisher.add(new PendingRecord(entry.build(), key, size.toInt))
     }
+    if (publishers.size == 1) {
+      val held = publisher.heldBytes
+      if (held > metrics.heldBytesPeak) metrics.heldBytesPeak = held
+    } else boundAcrossStreams()
+  }
+
+  /**
+   * Each stream's publisher bounds what it holds; a task writing many streams (the `stream` column) keeps their
+   * sum within the same bound, by waiting on the stream that holds most.
+   */
+  private def boundAcrossStreams(): Unit = {
+    var held = heldBytes
+    if (held > metrics.heldBytesPeak) metrics.heldBytesPeak = held
+    while (held > maxHeldBytes) {
+      var biggest: RecordPublisher = null
+      publishers.values.forEach(p => if (biggest == null || p.heldBytes > biggest.heldBytes) biggest = p)
+      biggest.release()
+      held = heldBytes
+    }
+  }
+
+  private def heldBytes: Long = {
+    var sum = 0L
+    publishers.values.forEach(p => sum += p.heldBytes)
+    sum
   }
 
   override def commit(): WriterCommitMessage = {
@@ -124,6 +150,12 @@ final class KinesisDataWriter(config: SinkConfig, columns: SinkColumns, knownLim
 
 object KinesisDataWriter {
   val MaxKeyChars = 256
+
+  /**
+   * What one stream's publisher can hold at most (two requests' worth queued, as many open aggregates, the requests
+   * in flight), and so what a task keeps for all its streams together.
+   */
+  def maxHeldBytes(config: SinkConfig): Long = (config.maxInFlightRequests + 4L) * config.maxBytesPerRequest
   private val MaxHashKey = BigInteger.ONE.shiftLeft(128).subtract(BigInteger.ONE)
 
   /** A decimal integer in 0..2^128-1, as PutRecords requires. */

@@ -45,6 +45,7 @@ final class RecordPublisher(
   private val maxQueuedRecords = 2 * config.maxInFlightRequests * config.maxRecordsPerRequest
   private val maxQueuedBytes = 2 * config.maxBytesPerRequest
   private var inFlight = 0
+  private var inFlightBytes = 0L
   private var lastWarnNanos = 0L
   private var retriedSinceWarn = 0L
   private var aborted = false
@@ -106,6 +107,23 @@ final class RecordPublisher(
     pump()
   }
 
+  /** What this stream's records hold in the task now: queued, in requests in flight, in open aggregates. */
+  def heldBytes: Long = lanes.queuedBytes + inFlightBytes + (if (aggregator != null) aggregator.heldBytes else 0L)
+
+  /**
+   * Frees some of [[heldBytes]], waiting if it must: open aggregates are sealed once nothing else is queued or in
+   * flight, what may leave is sent, and one answer (or a lane's pace) is waited for. The writer calls it when the
+   * task's streams together hold more than its bound.
+   */
+  def release(): Unit = {
+    if (aggregator != null && lanes.queuedRecords == 0 && inFlight == 0) aggregator.sealAll()
+    pump()
+    if (lanes.queuedRecords > 0 || inFlight > 0) {
+      await()
+      pump()
+    }
+  }
+
   /** Stops sending; requests in flight finish on their own and their outcome is ignored. */
   def abort(): Unit = aborted = true
 
@@ -142,9 +160,12 @@ final class RecordPublisher(
       val r = batch.get(i)
       r.attempts += 1
       entries.add(r.entry)
+      inFlightBytes += r.size
       i += 1
     }
     inFlight += 1
+    metrics.requests += 1
+    metrics.sentRecords += batch.size
     metrics.batchSize = out.allowedBatch
     metrics.flowControlDelayMs = TimeUnit.NANOSECONDS.toMillis(out.pauseNanos)
     val request = PutRecordsRequest.builder().streamName(stream).records(entries).build()
@@ -157,6 +178,11 @@ final class RecordPublisher(
   private def complete(c: Completion): Unit = {
     lanes.completed(c.out)
     inFlight -= 1
+    var i = 0
+    while (i < c.out.records.size) {
+      inFlightBytes -= c.out.records.get(i).size
+      i += 1
+    }
     if (c.error != null) {
       // The SDK has already retried what its retry strategy allows (throttling, 5xx, network, timeouts).
       c.error match {

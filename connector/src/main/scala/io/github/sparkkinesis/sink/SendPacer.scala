@@ -62,8 +62,13 @@ final class SendPacer(
       else if (gateNow - g.nextAtNanos < 0) {
         if (!wakeKnown || g.nextAtNanos - wakeAt < 0) { wakeAt = g.nextAtNanos; wakeKnown = true }
         refused
-      } else if (g.records >= g.flow.batchSize) { g.full = true; refused }
-      else { g.records += 1; g.units += FlowController.units(r.size); pacedTaken += 1; RecordGate.Admit }
+      } else {
+        val units = FlowController.units(r.size)
+        if (g.records >= g.flow.batchSize || (g.records > 0 && g.units + units > g.flow.batchUnits)) {
+          g.full = true
+          refused
+        } else { g.records += 1; g.units += units; pacedTaken += 1; RecordGate.Admit }
+      }
     }
   }
 

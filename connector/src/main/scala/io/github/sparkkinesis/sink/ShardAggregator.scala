@@ -67,6 +67,9 @@ final class ShardAggregator(
 
   def hasOpen: Boolean = anyOpen
 
+  /** Encoded bytes in the open aggregates. */
+  def heldBytes: Long = openBytes
+
   def add(r: UserEntry, now: Long): Unit = {
     if (now - lastMapCheckNanos >= MapCheckNanos) {
       lastMapCheckNanos = now

@@ -17,11 +17,15 @@ object SinkMetrics {
   val AggregatesWritten = "aggregatesWritten"
   val RecordsPerAggregate = "recordsPerAggregate"
   val ReroutedRecords = "aggregationReroutedRecords"
+  val Requests = "putRecordsRequests"
+  val RecordsPerRequest = "recordsPerRequest"
+  val HeldBytesPeak = "heldBytesPeak"
 
   def supported: Array[CustomMetric] = Array(
     new RecordsWrittenMetric, new BytesWrittenMetric, new ThrottledRecordsMetric, new RetriedRecordsMetric,
     new BatchSizeMetric, new FlowControlDelayMetric, new UserRecordsWrittenMetric, new AggregatesWrittenMetric,
-    new RecordsPerAggregateMetric, new ReroutedRecordsMetric)
+    new RecordsPerAggregateMetric, new ReroutedRecordsMetric, new RequestsMetric, new RecordsPerRequestMetric,
+    new HeldBytesPeakMetric)
 }
 
 /** Spark sums these over tasks. */
@@ -40,15 +44,33 @@ class AggregatesWrittenMetric extends SinkSumMetric(SinkMetrics.AggregatesWritte
 class ReroutedRecordsMetric extends SinkSumMetric(SinkMetrics.ReroutedRecords,
   "user records sent again: a reshard put their aggregate in a shard that does not hold them all")
 
-/** Tasks that wrote no aggregate (aggregation off, or only records sent alone) do not pull the average down. */
-class RecordsPerAggregateMetric extends CustomMetric {
-  override def name(): String = SinkMetrics.RecordsPerAggregate
-  override def description(): String = "user records per KPL aggregate (average over tasks that wrote aggregates)"
+class RequestsMetric extends SinkSumMetric(SinkMetrics.Requests, "PutRecords requests sent (resends included)")
+
+/** Small requests (input slower than a round trip, or flow control cutting batches) show here. */
+class RecordsPerRequestMetric extends AverageOfActiveTasks(SinkMetrics.RecordsPerRequest,
+  "records per PutRecords request (average over tasks that sent)")
+
+/** The figure to compare with the documented bound: (maxInFlightRequests + 4) × maxBytesPerRequest. */
+class HeldBytesPeakMetric extends CustomMetric {
+  override def name(): String = SinkMetrics.HeldBytesPeak
+  override def description(): String = "most record bytes a task held at once, all its streams (max over tasks)"
+  override def aggregateTaskMetrics(taskMetrics: Array[Long]): String =
+    if (taskMetrics.isEmpty) "0" else taskMetrics.max.toString
+}
+
+/** A per-task ratio averaged over the tasks that had any (a task that sent nothing does not pull it down). */
+abstract class AverageOfActiveTasks(metricName: String, text: String) extends CustomMetric {
+  override def name(): String = metricName
+  override def description(): String = text
   override def aggregateTaskMetrics(taskMetrics: Array[Long]): String = {
-    val writing = taskMetrics.filter(_ > 0)
-    if (writing.isEmpty) "0" else (writing.sum / writing.length).toString
+    val active = taskMetrics.filter(_ > 0)
+    if (active.isEmpty) "0" else (active.sum / active.length).toString
   }
 }
+
+/** Tasks that wrote no aggregate (aggregation off, or only records sent alone) do not pull the average down. */
+class RecordsPerAggregateMetric extends AverageOfActiveTasks(SinkMetrics.RecordsPerAggregate,
+  "user records per KPL aggregate (average over tasks that wrote aggregates)")
 
 class BatchSizeMetric extends CustomAvgMetric {
   override def name(): String = SinkMetrics.BatchSize
@@ -76,6 +98,10 @@ final class SinkTaskMetrics {
   /** User records inside the aggregates written (records sent alone not counted). */
   var aggregatedRecords = 0L
   var reroutedRecords = 0L
+  var requests = 0L
+  /** Records put in requests, each send of a resent record counted. */
+  var sentRecords = 0L
+  var heldBytesPeak = 0L
 
   def values: Array[CustomTaskMetric] = Array(
     SinkTaskMetrics.metric(SinkMetrics.RecordsWritten, recordsWritten),
@@ -88,7 +114,10 @@ final class SinkTaskMetrics {
     SinkTaskMetrics.metric(SinkMetrics.AggregatesWritten, aggregatesWritten),
     SinkTaskMetrics.metric(SinkMetrics.RecordsPerAggregate,
       if (aggregatesWritten == 0) 0L else aggregatedRecords / aggregatesWritten),
-    SinkTaskMetrics.metric(SinkMetrics.ReroutedRecords, reroutedRecords))
+    SinkTaskMetrics.metric(SinkMetrics.ReroutedRecords, reroutedRecords),
+    SinkTaskMetrics.metric(SinkMetrics.Requests, requests),
+    SinkTaskMetrics.metric(SinkMetrics.RecordsPerRequest, if (requests == 0) 0L else sentRecords / requests),
+    SinkTaskMetrics.metric(SinkMetrics.HeldBytesPeak, heldBytesPeak))
 }
 
 object SinkTaskMetrics {

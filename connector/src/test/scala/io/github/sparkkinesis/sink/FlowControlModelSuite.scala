@@ -59,6 +59,17 @@ class FlowControlModelSuite extends AnyFunSuite {
     }
   }
 
+  test("the writer's own pacing with 48 KiB records (KPL aggregates): requests sized in write units, not records") {
+    val runs = Seq(
+      "1 shard x 1 writer" -> simulateWriter(Seq(1.0), writers = 1, perShard = true, recordBytes = 48 * 1024),
+      "4 shards x 2 writers" -> simulateWriter(Seq.fill(4)(0.25), writers = 2, perShard = true, recordBytes = 48 * 1024))
+    runs.foreach { case (name, r) =>
+      info(f"paced writer, 48 KiB, $name: ${r.fractionOfAchievable}%.3f of achievable, ${r.throttledFraction}%.3f throttled")
+      assert(r.fractionOfAchievable >= 0.95, s"$name delivered too little: $r")
+      assert(r.throttledFraction <= 0.05, s"$name: too many throttled attempts: $r")
+    }
+  }
+
   test("the seed ladder, for comparison, settles well below the quota") {
     val ladder = simulate(FlowControlMode.Ladder, Seq(1.0), writers = 1)
     info(f"ladder, 1 shard x 1 writer: ${ladder.fractionOfAchievable}%.3f of achievable, ${ladder.throttledFraction}%.3f throttled")
@@ -144,7 +155,8 @@ object FlowControlModelSuite {
    * stream).
    */
   def simulateWriter(weights: Seq[Double], writers: Int, perShard: Boolean, seconds: Int = 30, warmupS: Int = 5,
-      latencyMs: Int = 20, lanes: Int = 4): Result = {
+      latencyMs: Int = 20, lanes: Int = 4, recordBytes: Int = 100): Result = {
+    val units = FlowController.units(recordBytes)
     val random = new Random(7)
     val n = weights.size
     val top = BigInteger.ONE.shiftLeft(128)
@@ -160,7 +172,7 @@ object FlowControlModelSuite {
       val k = random.nextInt(100)
       val key = s"s$shard-k$k"
       new PendingRecord(PutRecordsRequestEntry.builder().partitionKey(key).data(SdkBytes.fromUtf8String("x"))
-        .explicitHashKey(starts(shard).add(BigInteger.valueOf(k + 1L)).toString).build(), key, 100)
+        .explicitHashKey(starts(shard).add(BigInteger.valueOf(k + 1L)).toString).build(), key, recordBytes)
     }
     def shardOf(r: PendingRecord): Int = r.partitionKey.substring(1, r.partitionKey.indexOf('-')).toInt
     final class W {
@@ -189,7 +201,7 @@ object FlowControlModelSuite {
         while (out != null) {
           val results = out.records.asScala.map { r =>
             val shard = shardOf(r)
-            if (buckets(shard).take(1)) ok(shard) else refused
+            if (buckets(shard).take(units)) ok(shard) else refused
           }.asJava
           if (counting) {
             val stored = results.asScala.count(_.errorCode() == null)
@@ -202,6 +214,6 @@ object FlowControlModelSuite {
         }
       }
     }
-    Result(delivered, (seconds - warmupS) * 1000.0 / weights.max, attempts, throttled)
+    Result(delivered, (seconds - warmupS) * 1000.0 / units / weights.max, attempts, throttled)
   }
 }

@@ -155,6 +155,34 @@ class KinesisSinkSuite extends AnyFunSuite with EmulatorSuite with SparkSuite wi
     assert(contents(b).map(_.text.toInt).sorted == (1 until 40 by 2))
   }
 
+  test("a task writing six streams holds no more than one stream's bound across them; records per request counted") {
+    val streams = Seq.fill(6)(stream(shards = 1))
+    // 1 KiB requests, one in flight: each stream alone may hold (1 + 4) KiB, six of them 30 KiB without the bound.
+    val bound = (1 + 4) * 1024L
+    val df = spark.range(0, 1200, 1, 1).select(concat(lit("k"), col("id") % 3).as("partitionKey"),
+      concat(col("id").cast("string"), lit(":"), repeat(lit("x"), 150)).as("data"),
+      element_at(array(streams.map(lit): _*), (col("id") % 6 + 1).cast("int")).as("stream"))
+    val metrics = new StageAccumulables
+    spark.sparkContext.addSparkListener(metrics)
+    try {
+      writeBatch(df, connection ++ Map("maxBytesPerRequest" -> "1024", "maxInFlightRequests" -> "1"))
+      eventually(assert(metrics("records written to Kinesis") == 1200, metrics))
+    } finally spark.sparkContext.removeSparkListener(metrics)
+    val peak = metrics("most record bytes a task held at once, all its streams (max over tasks)")
+    assert(peak > 0 && peak <= bound + 200, s"one task held $peak bytes; the bound is $bound plus one record")
+    val requests = metrics("PutRecords requests sent (resends included)")
+    assert(requests >= 1200 / 6, "a 1 KiB request takes at most six of these records")
+    assert(metrics("records per PutRecords request (average over tasks that sent)") == 1200 / requests)
+    for ((s, i) <- streams.zipWithIndex) {
+      val stored = contents(s)
+      assert(stored.map(_.text.takeWhile(_ != ':').toLong).sorted == (i.toLong until 1200L by 6))
+      stored.groupBy(_.partitionKey).values.foreach { rs =>
+        val ids = rs.map(_.text.takeWhile(_ != ':').toLong)
+        assert(ids == ids.sorted, s"stream $s key ${rs.head.partitionKey} out of order")
+      }
+    }
+  }
+
   test("preserveKeyOrder keeps a hot key's order through several requests in flight") {
     val name = stream(shards = 2)
     val df = spark.range(0, 1500, 1, 1).select(

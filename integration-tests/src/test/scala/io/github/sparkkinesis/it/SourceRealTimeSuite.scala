@@ -67,50 +67,54 @@ class SourceRealTimeSuite extends AnyFunSuite with SimulatorSourceTest {
     } finally query.stop()
   }
 
-  test("batches end on time and the next goes on from there; a restart replays only the batch that was cut, same records first") {
-    val stream = newStreamName("rtm-restart")
-    kinesis.createStream(stream, 2)
-    val checkpoint = newCheckpoint()
-    val sink = RealTimeSink.create()
-    val reader = kinesisReader(stream, "initialPosition" -> "trim_horizon")
-    def run[T](batch: String)(body: StreamingQuery => T): (T, Long) = {
-      val query = start(reader, sink, checkpoint, batch)
-      val result = try body(query) finally query.stop()
-      (result, query.recentProgress.map(_.batchId).maxOption.getOrElse(-1L))
-    }
-    // Short batches that commit, then a long one stopped while it runs (cut), then short ones again.
-    val (early, committedFirst) = run("1 second") { q =>
-      val p = kinesis.putAll(stream, keyed("early", 30))
-      eventually("two batches after the early records") { sink.records.size >= p.size && q.recentProgress.length >= 2 }
-      p
-    }
-    val (mid, committedSecond) = run("60 seconds") { q =>
-      eventually("the query's tasks to run") { q.status.isTriggerActive }
-      val p = kinesis.putAll(stream, keyed("mid", 30))
-      eventually("the records put mid-batch") { sink.records.size >= early.size + p.size }
-      p
-    }
-    val committed = math.max(committedFirst, committedSecond)
-    val beforeRestart = sink.records
-    val cut = beforeRestart.filter(_.batchId > committed)
-    assert(cut.map(_.data).toSet == mid.map(_.data).toSet, "the long batch was cut after reading the mid records")
-    val (late, _) = run("1 second") { _ =>
-      val p = kinesis.putAll(stream, keyed("late", 30))
-      eventually("every record after the restart") { sink.records.map(_.sequenceNumber).toSet.size >= 90 }
-      p
-    }
-    val all = sink.records
-    val unique = all.distinctBy(r => (r.shardId, r.sequenceNumber))
-    assertExactly(unique, early ++ mid ++ late)
-    assertKeyOrder(unique, early ++ mid ++ late)
-    // Records of committed batches never come again; the batch that was cut is read again from its start.
-    val repeated = all.groupBy(r => (r.shardId, r.sequenceNumber)).values.filter(_.size > 1).flatten
-    assert(repeated.nonEmpty && repeated.forall(_.batchId > committed), s"a committed batch's records were read again: ${repeated.take(3)}")
-    val replayed = all.drop(beforeRestart.size).filter(r => cut.exists(_.batchId == r.batchId))
-    for ((shard, rs) <- cut.groupBy(_.shardId)) {
-      val firstRun = rs.map(_.sequenceNumber)
-      assert(replayed.filter(_.shardId == shard).map(_.sequenceNumber).take(firstRun.size) == firstRun,
-        s"the replayed batch read shard $shard differently")
+  for ((mode, extra) <- Seq("polling" -> Nil, "enhanced fan-out" -> Seq("consumerMode" -> "efo"))) {
+    test(s"$mode: batches end on time and the next goes on from there; a restart replays only the batch that was cut, same records first") {
+      val stream = newStreamName("rtm-restart")
+      kinesis.createStream(stream, 2)
+      val checkpoint = newCheckpoint()
+      val sink = RealTimeSink.create()
+      val reader = kinesisReader(stream, ("initialPosition" -> "trim_horizon") +: extra: _*)
+      def run[T](batch: String)(body: StreamingQuery => T): (T, Long) = {
+        val query = start(reader, sink, checkpoint, batch)
+        val result = try body(query) finally query.stop()
+        (result, query.recentProgress.map(_.batchId).maxOption.getOrElse(-1L))
+      }
+      // Short batches that commit, then a long one stopped while it runs (cut), then short ones again.
+      val (early, committedFirst) = run("1 second") { q =>
+        val p = kinesis.putAll(stream, keyed("early", 30))
+        eventually("two batches after the early records") { sink.records.size >= p.size && q.recentProgress.length >= 2 }
+        p
+      }
+      val (mid, committedSecond) = run("60 seconds") { q =>
+        eventually("the query's tasks to run") { q.status.isTriggerActive }
+        val p = kinesis.putAll(stream, keyed("mid", 30))
+        eventually("the records put mid-batch") { sink.records.size >= early.size + p.size }
+        p
+      }
+      val committed = math.max(committedFirst, committedSecond)
+      val beforeRestart = sink.records
+      val cut = beforeRestart.filter(_.batchId > committed)
+      assert(cut.map(_.data).toSet == mid.map(_.data).toSet, "the long batch was cut after reading the mid records")
+      val (late, _) = run("1 second") { _ =>
+        val p = kinesis.putAll(stream, keyed("late", 30))
+        eventually("every record after the restart") { sink.records.map(_.sequenceNumber).toSet.size >= 90 }
+        p
+      }
+      val all = sink.records
+      val unique = all.distinctBy(r => (r.shardId, r.sequenceNumber))
+      assertExactly(unique, early ++ mid ++ late)
+      assertKeyOrder(unique, early ++ mid ++ late)
+      // Records of committed batches never come again; the batch that was cut is read again from its start.
+      val repeated = all.groupBy(r => (r.shardId, r.sequenceNumber)).values.filter(_.size > 1).flatten
+      assert(repeated.nonEmpty && repeated.forall(_.batchId > committed), s"a committed batch's records were read again: ${repeated.take(3)}")
+      // After the restart each shard starts with the cut batch's records, in the same order (enhanced fan-out may
+      // read them in a later batch: a subscription can take longer than a 1 s batch to start after a restart).
+      val afterRestart = all.drop(beforeRestart.size)
+      for ((shard, rs) <- cut.groupBy(_.shardId)) {
+        val firstRun = rs.map(_.sequenceNumber)
+        assert(afterRestart.filter(_.shardId == shard).map(_.sequenceNumber).take(firstRun.size) == firstRun,
+          s"the replayed batch read shard $shard differently")
+      }
     }
   }
 
@@ -156,7 +160,7 @@ class SourceRealTimeSuite extends AnyFunSuite with SimulatorSourceTest {
     assert(read.indexWhere(r => !parents(r.shardId)) > lastOfParents, "a child's record came before a parent's end")
   }
 
-  test("enhanced fan-out in real-time mode: pushed records leave while the batch runs") {
+  test("enhanced fan-out in real-time mode: pushed records leave while the batch runs, an idle shard beside a busy one") {
     val stream = newStreamName("rtm-efo")
     kinesis.createStream(stream, 2)
     val sink = RealTimeSink.create()
@@ -165,10 +169,14 @@ class SourceRealTimeSuite extends AnyFunSuite with SimulatorSourceTest {
       newCheckpoint(), "30 seconds")
     try {
       eventually("the query's tasks to run") { query.status.isTriggerActive }
-      val put = kinesis.putAll(stream, keyed("efo", 30))
+      // One shard first, the other idle: its quiet subscription holds nothing back.
+      val first = kinesis.putAll(stream, Seq("solo" -> "first"))
+      eventually("the first record inside the batch", Duration.ofSeconds(20)) { sink.records.nonEmpty }
+      val put = first ++ kinesis.putAll(stream, keyed("efo", 30))
       eventually("the records, inside the batch", Duration.ofSeconds(20)) { sink.records.size >= put.size }
       assert(completedBatches(query) == 0)
       assertExactly(sink.records, put)
+      assertKeyOrder(sink.records, put)
       assert(simulator.admin.operationCounter("GetRecords", "calls") == polls, "an enhanced fan-out query polled")
     } finally query.stop()
   }
