@@ -101,7 +101,7 @@ unit-test: $(SBT_LAUNCHER)
 
 # PySpark 3.5 with the spark-kinesis_2.12 jar: sink and source, a restart, AvailableNow, `--packages` on
 # local-cluster. Expects `make python-jar` and `connectorSpark35/publishM2` done (as `test` does them).
-python-test-spark35: $(VENV_SPARK35)/.installed
+python-test-spark35: $(VENV_SPARK35)/.installed localstack/node_modules/.installed
 	$(VENV_SPARK35)/bin/python -m pytest -q python/tests-spark35
 
 integration-test: deps
