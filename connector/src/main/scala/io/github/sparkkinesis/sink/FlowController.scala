@@ -140,21 +140,20 @@ final class RateFlowController(
     if (!started) { started = true; firstSentNanos = r.sentAtNanos }
     // Only the first estimate needs the last second's deliveries.
     if (rate.isInfinite) remember(r.nowNanos, if (r.records == 0) 0.0 else r.units * (r.records - r.throttled) / r.records)
+    else if (r.sentAtNanos - lastCutNanos > 0) count(r)
     if (r.throttled > 0) {
       if (rate.isInfinite) {
         val window = math.min(WindowSeconds, math.max(MinWindowSeconds, (r.nowNanos - firstSentNanos) / 1e9))
         cut(recentUnits / window * (1 - decrease), r.nowNanos)
         recent.clear()
       } else if (r.sentAtNanos - lastCutNanos > 0) {
-        count(r)
         val kept = (answered - refused) / answered
         // A mild refusal marks the rate the shards just would not take. A heavy one says the load changed (a
         // neighbour started, the first burst ran dry) and that rate is no guide: search again from the floor up.
         ceiling = if (kept >= HeavyRefusalKeeps) rate else Double.PositiveInfinity
         cut(rate * math.min(1 - decrease, math.max(MaxCutKeeps, kept)), r.nowNanos)
       }
-    } else if (!rate.isInfinite && r.sentAtNanos - lastCutNanos > 0) count(r)
-    if (r.throttled == 0 && !rate.isInfinite && r.fullBatch && r.sentAtNanos - lastCutNanos > 0) {
+    } else if (!rate.isInfinite && r.fullBatch && r.sentAtNanos - lastCutNanos > 0) {
       val elapsed = math.min(1.0, (r.nowNanos - lastGrowthNanos) / 1e9)
       // A refusal seconds ago says little about now (a neighbour may have finished): search upward again.
       val sinceCut = (r.nowNanos - lastCutNanos) / 1e9

@@ -77,20 +77,20 @@ final class KinesisDataWriter(config: SinkConfig, columns: SinkColumns, knownLim
    * sum within the same bound, by waiting on the stream that holds most.
    */
   private def boundAcrossStreams(): Unit = {
-    var held = heldBytes
-    if (held > metrics.heldBytesPeak) metrics.heldBytesPeak = held
-    while (held > maxHeldBytes) {
+    var first = true
+    while (true) {
+      var held, most = 0L
       var biggest: RecordPublisher = null
-      publishers.values.forEach(p => if (biggest == null || p.heldBytes > biggest.heldBytes) biggest = p)
+      publishers.values.forEach { p =>
+        val h = p.heldBytes
+        held += h
+        if (biggest == null || h > most) { biggest = p; most = h }
+      }
+      if (first && held > metrics.heldBytesPeak) metrics.heldBytesPeak = held
+      first = false
+      if (held <= maxHeldBytes) return
       biggest.release()
-      held = heldBytes
     }
-  }
-
-  private def heldBytes: Long = {
-    var sum = 0L
-    publishers.values.forEach(p => sum += p.heldBytes)
-    sum
   }
 
   override def commit(): WriterCommitMessage = {

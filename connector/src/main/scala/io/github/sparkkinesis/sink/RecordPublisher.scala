@@ -32,7 +32,8 @@ final class RecordPublisher(
     metrics: SinkTaskMetrics) {
   import RecordPublisher._
 
-  private final class Completion(val out: Outgoing, val response: PutRecordsResponse, val error: Throwable)
+  private final class Completion(val out: Outgoing, val bytes: Long, val response: PutRecordsResponse,
+      val error: Throwable)
 
   private val backoff = new RetryBackoff(config.connection.retry)
   private val pacer = new SendPacer(config.flowControl, config.maxRecordsPerRequest, limits.openShards,
@@ -155,15 +156,17 @@ final class RecordPublisher(
   private def send(out: Outgoing, now: Long): Unit = {
     val batch = out.records
     val entries = new util.ArrayList[PutRecordsRequestEntry](batch.size)
+    var bytes = 0L
     var i = 0
     while (i < batch.size) {
       val r = batch.get(i)
       r.attempts += 1
       entries.add(r.entry)
-      inFlightBytes += r.size
+      bytes += r.size
       i += 1
     }
     inFlight += 1
+    inFlightBytes += bytes
     metrics.requests += 1
     metrics.sentRecords += batch.size
     metrics.batchSize = out.allowedBatch
@@ -172,17 +175,13 @@ final class RecordPublisher(
     val future =
       try client.putRecords(request)
       catch { case NonFatal(e) => CompletableFuture.failedFuture[PutRecordsResponse](e) }
-    future.whenComplete((response, error) => completions.add(new Completion(out, response, error)))
+    future.whenComplete((response, error) => completions.add(new Completion(out, bytes, response, error)))
   }
 
   private def complete(c: Completion): Unit = {
     lanes.completed(c.out)
     inFlight -= 1
-    var i = 0
-    while (i < c.out.records.size) {
-      inFlightBytes -= c.out.records.get(i).size
-      i += 1
-    }
+    inFlightBytes -= c.bytes
     if (c.error != null) {
       // The SDK has already retried what its retry strategy allows (throttling, 5xx, network, timeouts).
       c.error match {

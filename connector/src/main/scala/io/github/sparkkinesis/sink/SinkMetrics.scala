@@ -51,9 +51,13 @@ class RecordsPerRequestMetric extends AverageOfActiveTasks(SinkMetrics.RecordsPe
   "records per PutRecords request (average over tasks that sent)")
 
 /** The figure to compare with the documented bound: (maxInFlightRequests + 4) × maxBytesPerRequest. */
-class HeldBytesPeakMetric extends CustomMetric {
-  override def name(): String = SinkMetrics.HeldBytesPeak
-  override def description(): String = "most record bytes a task held at once, all its streams (max over tasks)"
+class HeldBytesPeakMetric extends MaxOverTasks(SinkMetrics.HeldBytesPeak,
+  "most record bytes a task held at once, all its streams (max over tasks)")
+
+/** The largest value any task reports. */
+abstract class MaxOverTasks(metricName: String, text: String) extends CustomMetric {
+  override def name(): String = metricName
+  override def description(): String = text
   override def aggregateTaskMetrics(taskMetrics: Array[Long]): String =
     if (taskMetrics.isEmpty) "0" else taskMetrics.max.toString
 }
@@ -78,12 +82,8 @@ class BatchSizeMetric extends CustomAvgMetric {
 }
 
 /** The largest pause any task is inserting: the figure that explains a slow write. */
-class FlowControlDelayMetric extends CustomMetric {
-  override def name(): String = SinkMetrics.FlowControlDelay
-  override def description(): String = "flow-control pause between sends, ms (max over tasks)"
-  override def aggregateTaskMetrics(taskMetrics: Array[Long]): String =
-    if (taskMetrics.isEmpty) "0" else taskMetrics.max.toString
-}
+class FlowControlDelayMetric extends MaxOverTasks(SinkMetrics.FlowControlDelay,
+  "flow-control pause between sends, ms (max over tasks)")
 
 /** One writer task's counters; only the task's own thread touches them. */
 final class SinkTaskMetrics {
