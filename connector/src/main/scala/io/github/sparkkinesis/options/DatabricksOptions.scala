@@ -27,24 +27,27 @@ object DatabricksOptions {
   private def foreign(key: String, doc: String) = KinesisOption(key, None, doc, Source)
 
   // Keys that only Databricks has; their rows below say what each does here.
-  val AwsUseInstanceProfile = foreign("awsUseInstanceProfile", "Databricks: use the cluster's instance profile")
   val ServiceCredential = foreign("serviceCredential", "Databricks: a Unity Catalog service credential")
-  val RegisteredConsumerIdType = foreign("registeredConsumerIdType", "Databricks: arn or name, how registeredConsumerId names consumers")
-  val ConsumerRefreshInterval = foreign("consumerRefreshInterval", "Databricks: how often EFO consumers are checked")
+  val MaxPartitions = foreign("maxPartitions", "Databricks: how many Spark tasks read the shards (not with shardsPerTask)")
+  val RegisteredConsumerIdType = foreign("registeredConsumerIdType", "Databricks: name or ARN, how registeredConsumerId names consumers")
+  val ConsumerRefreshInterval = foreign("consumerRefreshInterval", "Databricks: how often the EFO consumer's registration is checked")
   val CoalesceThresholdBlockSize = foreign("coalesceThresholdBlockSize", "Databricks: block size below which prefetched blocks are merged")
   val CoalesceBinSize = foreign("coalesceBinSize", "Databricks: size of merged prefetched blocks")
-  val MaxShardsPerDescribe = foreign("maxShardsPerDescribe", "Databricks: shards per DescribeStream call")
-  val AvoidEmptyBatches = foreign("avoidEmptyBatches", "Databricks: skip micro-batches without data")
-  val ReuseKinesisClient = foreign("reuseKinesisClient", "Databricks: share the Kinesis client")
+  val MaxShardsPerDescribe = foreign("maxShardsPerDescribe", "Databricks: most shards listed per API call")
 
-  private val foreignOptions: Seq[KinesisOption] = Seq(AwsUseInstanceProfile, ServiceCredential,
-    RegisteredConsumerIdType, ConsumerRefreshInterval, CoalesceThresholdBlockSize, CoalesceBinSize,
-    MaxShardsPerDescribe, AvoidEmptyBatches, ReuseKinesisClient)
+  private val foreignOptions: Seq[KinesisOption] = Seq(ServiceCredential, MaxPartitions, RegisteredConsumerIdType,
+    ConsumerRefreshInterval, CoalesceThresholdBlockSize, CoalesceBinSize, MaxShardsPerDescribe)
 
   private def honoured(o: KinesisOption, here: String = "as documented in Options") = Entry(o.key, Honoured, here)
 
   private val K = KinesisOptions
 
+  /**
+   * The options of Databricks' Kinesis source as docs.databricks.com lists them ("Connect to Amazon Kinesis", "Read
+   * Kinesis enhanced fan-out (EFO)", the read_kinesis function's parameters); no writer options are listed there.
+   * Keys of other connectors once listed here (Qubole's awsUseInstanceProfile, AWS Glue's avoidEmptyBatches) are not
+   * Databricks': they are left alone like any other foreign key.
+   */
   val all: Seq[Entry] = Seq(
     honoured(K.StreamName),
     honoured(K.StreamARN),
@@ -54,14 +57,10 @@ object DatabricksOptions {
       """JSON form {"at_timestamp": "<time>", "format": "<pattern>"} (format optional; see below the table)"""),
     honoured(K.AwsAccessKey),
     honoured(K.AwsSecretKey),
-    honoured(K.AwsSessionToken),
     honoured(K.RoleArn),
     honoured(K.RoleExternalId),
     honoured(K.RoleSessionName, "default spark-kinesis"),
     honoured(K.StsEndpoint),
-    Entry(AwsUseInstanceProfile.key, Mapped, "true: the AWS default credential chain, which ends with the instance " +
-      "profile (keys, awsProfile or roleArn given too still win); false: credentials must come from " +
-      "awsAccessKey/awsSecretKey or awsProfile, else the read or write is refused"),
     Entry(ServiceCredential.key, Refused, "Unity Catalog service credentials exist only on Databricks: give roleArn " +
       "(the IAM role behind the credential, with roleExternalId if its trust policy wants one), awsProfile, or " +
       "awsAccessKey/awsSecretKey, or leave credentials to the AWS default chain"),
@@ -70,28 +69,28 @@ object DatabricksOptions {
     honoured(K.MinFetchPeriod, "at least 200ms (Kinesis allows 5 calls per second per shard); default 200ms instead of 400ms"),
     honoured(K.MaxFetchDuration, "how long a snapshot waits for its shards' first answers before a batch is planned"),
     honoured(K.FetchBufferSize, "default 1/8 of the executor heap instead of 20gb; prefetching pauses when it is full"),
-    honoured(K.ShardsPerTask, "default auto (no more tasks than Spark's default parallelism) instead of 5"),
+    honoured(K.ShardsPerTask, "default auto (no more tasks than Spark's default parallelism) instead of 5; not " +
+      "together with maxPartitions"),
+    Entry(MaxPartitions.key, Mapped, "an integer in 1..100000: the number of tasks that auto sizing aims at instead " +
+      "of Spark's default parallelism (each task reads ceil(shards / maxPartitions) shards of a stream, so several " +
+      "streams may take a few more tasks); not together with shardsPerTask"),
     honoured(K.ShardFetchInterval),
+    Entry(MaxShardsPerDescribe.key, NoEffect, "an integer in 1..10000 (Databricks' default 100); shards are listed " +
+      "with ListShards in pages this connector sizes itself, within the API's quota"),
     Entry(CoalesceThresholdBlockSize.key, NoEffect, "a size; records are not kept as Spark blocks here (a task " +
       "reads its shards straight from the executor's prefetch buffer), so there are no small blocks to merge"),
     Entry(CoalesceBinSize.key, NoEffect, "a size; no effect, as for coalesceThresholdBlockSize"),
-    Entry(MaxShardsPerDescribe.key, NoEffect, "an integer in 1..10000; shards are listed with ListShards, which " +
-      "pages by itself within its quota, never with DescribeStream"),
-    Entry(AvoidEmptyBatches.key, NoEffect, "true or false; this source never plans a micro-batch without records " +
-      "(an idle stream runs no batches), whatever the value"),
-    Entry(ReuseKinesisClient.key, NoEffect, "true or false; each executor JVM always shares one client per " +
-      "connection configuration"),
-    honoured(K.FailOnDataLoss),
     honoured(K.ConsumerMode, "polling or efo; enhanced fan-out serves streaming queries, batch reads poll"),
     honoured(K.ConsumerName),
     honoured(K.ConsumerNamePrefix, "default spark-kinesis_ instead of databricks_"),
     honoured(K.RegisteredConsumerId, "consumer ARNs, one per stream (comma-separated), or with " +
       "registeredConsumerIdType=name one consumer name looked up on every stream read; never deregistered"),
-    Entry(RegisteredConsumerIdType.key, Mapped, "arn (the default) or name: how registeredConsumerId names the " +
-      "consumers; a name must already be registered on every stream read, or the query fails at start"),
-    Entry(ConsumerRefreshInterval.key, NoEffect, "a duration; consumers are looked up (and registered when needed) " +
-      "when the query starts, and a consumer deregistered while it runs fails the query instead of being registered " +
-      "again: restarting it registers the consumer anew"),
+    Entry(RegisteredConsumerIdType.key, Mapped, "arn (the default here) or name, in any case: how " +
+      "registeredConsumerId names the consumers; a name must already be registered on every stream read, or the " +
+      "query fails at start"),
+    Entry(ConsumerRefreshInterval.key, NoEffect, "a duration (Databricks' default 300s, at most 3600s); consumers " +
+      "are looked up (and registered when needed) when the query starts, and a consumer deregistered while it runs " +
+      "fails the query instead of being registered again: restarting it registers the consumer anew"),
     honoured(K.RequireConsumerDeregistration))
 
   private val foreignByLowerKey: Map[String, KinesisOption] = foreignOptions.map(o => o.lowerKey -> o).toMap
@@ -108,22 +107,25 @@ object DatabricksOptions {
 
   /**
    * Refuses the Databricks-only keys that cannot work here and checks the values of those accepted without effect.
-   * The mapped ones are read where they apply (credentials, enhanced fan-out).
+   * The mapped ones are read where they apply (task sizing, enhanced fan-out).
    */
   private[options] def check(reader: OptionReader): Unit = {
     reader.get(ServiceCredential).foreach { v =>
       throw new KinesisOptionException(s"Option '${ServiceCredential.key}' (value '$v') is Databricks' and not " +
         s"supported here: ${entry(ServiceCredential).here}.")
     }
-    reader.boolean(AwsUseInstanceProfile)
+    if (reader.int(MaxPartitions, 1, MaxPartitionsLimit).isDefined && reader.get(KinesisOptions.ShardsPerTask).isDefined) {
+      throw new KinesisOptionException(s"Options '${KinesisOptions.ShardsPerTask.key}' and '${MaxPartitions.key}' " +
+        "both size the read tasks (Databricks does not take them together either): keep one.")
+    }
     reader.oneOf(RegisteredConsumerIdType, RegisteredConsumerIdTypes)
     reader.duration(ConsumerRefreshInterval, Duration.ofMillis(1))
     reader.bytes(CoalesceThresholdBlockSize, 1, Long.MaxValue)
     reader.bytes(CoalesceBinSize, 1, Long.MaxValue)
     reader.int(MaxShardsPerDescribe, 1, 10000)
-    reader.boolean(AvoidEmptyBatches)
-    reader.boolean(ReuseKinesisClient)
   }
+
+  val MaxPartitionsLimit: Int = 100000
 
   val RegisteredConsumerIdTypes: Seq[String] = Seq("arn", "name")
 }

@@ -54,7 +54,8 @@ final case class SourceConfig(
     fanOut: Option[FanOutConfig] = None,
     streamArns: Map[String, String] = Map.empty,
     endingPosition: Option[String] = None,
-    realTime: Boolean = false) {
+    realTime: Boolean = false,
+    maxPartitions: Option[Int] = None) {
 
   /**
    * The longest an idle shard goes unpolled: the option, else 10 s, but in real-time mode `minFetchPeriod`: a
@@ -68,10 +69,12 @@ final case class SourceConfig(
   /**
    * Shards per task for `shards` shards: the option, or else as many as it takes to have no more tasks than Spark
    * runs at once (`parallelism`, the default parallelism): a snapshot job then runs in one wave, and a batch's
-   * tasks (cut like its snapshot's) too.
+   * tasks (cut like its snapshot's) too. Databricks' `maxPartitions` stands in for `parallelism` when given.
    */
-  def shardsPerTaskFor(shards: Int, parallelism: Int): Int =
-    shardsPerTask.getOrElse(math.max(1, (shards + math.max(1, parallelism) - 1) / math.max(1, parallelism)))
+  def shardsPerTaskFor(shards: Int, parallelism: Int): Int = shardsPerTask.getOrElse {
+    val tasks = math.max(1, maxPartitions.getOrElse(parallelism))
+    math.max(1, (shards + tasks - 1) / tasks)
+  }
 }
 
 object SourceConfig {
@@ -105,6 +108,7 @@ object SourceConfig {
       maxIdlePollInterval = reader.duration(MaxIdlePollInterval, KinesisMinFetchPeriod),
       fanOut = fanOut(reader, streams),
       streamArns = reader.streamArns,
+      maxPartitions = reader.int(DatabricksOptions.MaxPartitions, 1, DatabricksOptions.MaxPartitionsLimit),
       endingPosition = reader.get(EndingPosition).map { v =>
         if (!v.equalsIgnoreCase("latest")) reader.fail(EndingPosition, v, "latest (the tip when the batch read is " +
           "planned), the only end supported; to stop earlier, filter on approximateArrivalTimestamp or sequenceNumber")

@@ -27,12 +27,10 @@ class DatabricksOptionsSuite extends AnyFunSuite {
     ("initialPosition", "trim_horizon", Nil),
     ("awsAccessKey", "AKIAEXAMPLE", Seq("awsSecretKey" -> "secret")),
     ("awsSecretKey", "secret", Seq("awsAccessKey" -> "AKIAEXAMPLE")),
-    ("awsSessionToken", "token", Keys),
     ("roleArn", "arn:aws:iam::123456789012:role/r", Nil),
     ("roleExternalId", "ext", Role),
     ("roleSessionName", "job", Role),
     ("stsEndpoint", "https://sts.us-west-2.amazonaws.com", Role),
-    ("awsUseInstanceProfile", "true", Nil),
     ("serviceCredential", "kinesis-cred", Nil),
     ("maxRecordsPerFetch", "10000", Nil),
     ("maxFetchRate", "1.0", Nil),
@@ -40,20 +38,21 @@ class DatabricksOptionsSuite extends AnyFunSuite {
     ("maxFetchDuration", "10s", Nil),
     ("fetchBufferSize", "20gb", Nil),
     ("shardsPerTask", "5", Nil),
+    ("maxPartitions", "8", Nil),
     ("shardFetchInterval", "1s", Nil),
+    ("maxShardsPerDescribe", "100", Nil),
     ("coalesceThresholdBlockSize", "10000000", Nil),
     ("coalesceBinSize", "128000000", Nil),
-    ("maxShardsPerDescribe", "100", Nil),
-    ("avoidEmptyBatches", "false", Nil),
-    ("reuseKinesisClient", "true", Nil),
-    ("failOnDataLoss", "false", Nil),
     ("consumerMode", "efo", Nil),
     ("consumerName", "app", Efo),
     ("consumerNamePrefix", "databricks_", Efo),
     ("registeredConsumerId", ConsumerArn, Efo),
     ("registeredConsumerIdType", "ARN", Efo :+ ("registeredConsumerId" -> ConsumerArn)),
-    ("consumerRefreshInterval", "20s", Efo),
+    ("consumerRefreshInterval", "300s", Efo),
     ("requireConsumerDeregistration", "true", Efo))
+
+  /** Keys once listed as Databricks' that its documentation does not have (Qubole's and AWS Glue's connectors'). */
+  private val notDatabricks = Seq("awsUseInstanceProfile", "avoidEmptyBatches", "reuseKinesisClient")
 
   private def source(kv: (String, String)*) = SourceConfig(OptionReader((("streamName" -> "s") +: kv).toMap))
   private def error(kv: (String, String)*): String = intercept[KinesisOptionException](source(kv: _*)).getMessage
@@ -87,32 +86,35 @@ class DatabricksOptionsSuite extends AnyFunSuite {
     assert(OptionReader(Map("MAXSHARDSPERDESCRIBE" -> "100", "consumerRefreshInterval" -> "20s")).get(MaxShardsPerDescribe).contains("100"))
     assert(intercept[KinesisOptionException](OptionReader(Map("serviceCredentials" -> "c"))).getMessage ==
       "Unknown option 'serviceCredentials': did you mean 'serviceCredential'? Options are matched case-insensitively.")
-    assert(intercept[KinesisOptionException](OptionReader(Map("avoidEmptyBatch" -> "true"))).getMessage
-      .contains("did you mean 'avoidEmptyBatches'"))
+    assert(intercept[KinesisOptionException](OptionReader(Map("maxPartition" -> "4"))).getMessage
+      .contains("did you mean 'maxPartitions'"))
+  }
+
+  test("keys Databricks does not document have no row and are left alone like any other connector's key") {
+    for (key <- notDatabricks) {
+      assert(all.forall(!_.key.equalsIgnoreCase(key)) && findForeign(key).isEmpty && KinesisOptions.find(key).isEmpty, key)
+    }
+    assert(source("awsUseInstanceProfile" -> "false", "avoidEmptyBatches" -> "maybe", "reuseKinesisClient" -> "1")
+      .connection.credentials == CredentialsConfig.DefaultChain)
   }
 
   test("options accepted without effect still check their values") {
     assert(error("coalesceBinSize" -> "big").startsWith("Invalid value 'big' for option 'coalesceBinSize': expected a size"))
     assert(error("coalesceThresholdBlockSize" -> "0").contains("'coalesceThresholdBlockSize': expected a size"))
     assert(error("maxShardsPerDescribe" -> "0") == "Invalid value '0' for option 'maxShardsPerDescribe': expected an integer in 1..10000.")
-    assert(error("avoidEmptyBatches" -> "maybe") == "Invalid value 'maybe' for option 'avoidEmptyBatches': expected true or false.")
-    assert(error("reuseKinesisClient" -> "1").contains("expected true or false"))
     assert(error("consumerRefreshInterval" -> "soon").contains("'consumerRefreshInterval': expected a duration"))
   }
 
-  test("awsUseInstanceProfile maps onto the credential options") {
-    assert(source("awsUseInstanceProfile" -> "true").connection.credentials == CredentialsConfig.DefaultChain)
-    assert(source((Keys :+ ("awsUseInstanceProfile" -> "true")): _*).connection.credentials ==
-      CredentialsConfig.Static("AKIAEXAMPLE", "secret", None))
-    assert(source((Keys :+ ("awsUseInstanceProfile" -> "false")): _*).connection.credentials ==
-      CredentialsConfig.Static("AKIAEXAMPLE", "secret", None))
-    assert(source("awsProfile" -> "dev", "awsUseInstanceProfile" -> "FALSE").connection.credentials ==
-      CredentialsConfig.Profile("dev"))
-    val msg = error("awsUseInstanceProfile" -> "false")
-    assert(msg.startsWith("Option 'awsUseInstanceProfile' is false but no credentials are given: set 'awsAccessKey' " +
-      "and 'awsSecretKey', or 'awsProfile'"), msg)
-    assert(error((Role :+ ("awsUseInstanceProfile" -> "false")): _*).contains("is false but no credentials are given"))
-    assert(error("awsUseInstanceProfile" -> "yes").contains("'awsUseInstanceProfile': expected true or false"))
+  test("maxPartitions sets the number of tasks auto sizing aims at; never with shardsPerTask") {
+    // 10 shards, Spark's default parallelism 64: one shard per task unless maxPartitions asks for fewer tasks.
+    assert(source().shardsPerTaskFor(10, 64) == 1)
+    assert(source("maxPartitions" -> "4").shardsPerTaskFor(10, 64) == 3)
+    assert(source("maxPartitions" -> "100").shardsPerTaskFor(10, 2) == 1)
+    assert(source("shardsPerTask" -> "2").shardsPerTaskFor(10, 64) == 2)
+    assert(error("maxPartitions" -> "4", "shardsPerTask" -> "2") == "Options 'shardsPerTask' and 'maxPartitions' " +
+      "both size the read tasks (Databricks does not take them together either): keep one.")
+    assert(error("maxPartitions" -> "0") == "Invalid value '0' for option 'maxPartitions': expected an integer in 1..100000.")
+    assert(error("maxPartitions" -> "many").contains("'maxPartitions': expected an integer"))
   }
 
   test("registeredConsumerIdType=name looks a consumer up by name; arn (the default) takes ARNs") {
