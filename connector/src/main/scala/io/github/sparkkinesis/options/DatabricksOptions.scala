@@ -34,9 +34,14 @@ object DatabricksOptions {
   val CoalesceThresholdBlockSize = foreign("coalesceThresholdBlockSize", "Databricks: block size below which prefetched blocks are merged")
   val CoalesceBinSize = foreign("coalesceBinSize", "Databricks: size of merged prefetched blocks")
   val MaxShardsPerDescribe = foreign("maxShardsPerDescribe", "Databricks: most shards listed per API call")
+  // Keys of other connectors that jobs moving here carry (not in Databricks' documentation): still understood.
+  val AwsUseInstanceProfile = foreign("awsUseInstanceProfile", "Qubole's connector: use the instance profile")
+  val AvoidEmptyBatches = foreign("avoidEmptyBatches", "AWS Glue: skip micro-batches without data")
+  val ReuseKinesisClient = foreign("reuseKinesisClient", "another connector's: share the Kinesis client")
 
   private val foreignOptions: Seq[KinesisOption] = Seq(ServiceCredential, MaxPartitions, RegisteredConsumerIdType,
-    ConsumerRefreshInterval, CoalesceThresholdBlockSize, CoalesceBinSize, MaxShardsPerDescribe)
+    ConsumerRefreshInterval, CoalesceThresholdBlockSize, CoalesceBinSize, MaxShardsPerDescribe, AwsUseInstanceProfile,
+    AvoidEmptyBatches, ReuseKinesisClient)
 
   private def honoured(o: KinesisOption, here: String = "as documented in Options") = Entry(o.key, Honoured, here)
 
@@ -45,8 +50,8 @@ object DatabricksOptions {
   /**
    * The options of Databricks' Kinesis source as docs.databricks.com lists them ("Connect to Amazon Kinesis", "Read
    * Kinesis enhanced fan-out (EFO)", the read_kinesis function's parameters); no writer options are listed there.
-   * Keys of other connectors once listed here (Qubole's awsUseInstanceProfile, AWS Glue's avoidEmptyBatches) are not
-   * Databricks': they are left alone like any other foreign key.
+   * The last three rows are keys of other connectors (Qubole's, AWS Glue's) that this list once gave as Databricks':
+   * jobs carry them, so they keep working as before.
    */
   val all: Seq[Entry] = Seq(
     honoured(K.StreamName),
@@ -91,7 +96,14 @@ object DatabricksOptions {
     Entry(ConsumerRefreshInterval.key, NoEffect, "a duration (Databricks' default 300s, at most 3600s); consumers " +
       "are looked up (and registered when needed) when the query starts, and a consumer deregistered while it runs " +
       "fails the query instead of being registered again: restarting it registers the consumer anew"),
-    honoured(K.RequireConsumerDeregistration))
+    honoured(K.RequireConsumerDeregistration),
+    Entry(AwsUseInstanceProfile.key, Mapped, "not Databricks' (Qubole's connector): true: the AWS default credential " +
+      "chain, which ends with the instance profile (keys, awsProfile or roleArn given too still win); false: " +
+      "credentials must come from awsAccessKey/awsSecretKey or awsProfile, else the read or write is refused"),
+    Entry(AvoidEmptyBatches.key, NoEffect, "not Databricks' (AWS Glue's): true or false; this source never plans a " +
+      "micro-batch without records (an idle stream runs no batches), whatever the value"),
+    Entry(ReuseKinesisClient.key, NoEffect, "not Databricks': true or false; each executor JVM always shares one " +
+      "client per connection configuration"))
 
   private val foreignByLowerKey: Map[String, KinesisOption] = foreignOptions.map(o => o.lowerKey -> o).toMap
   require(foreignOptions.forall(o => KinesisOptions.find(o.key).isEmpty), "a Databricks-only key is also ours")
@@ -107,7 +119,7 @@ object DatabricksOptions {
 
   /**
    * Refuses the Databricks-only keys that cannot work here and checks the values of those accepted without effect.
-   * The mapped ones are read where they apply (task sizing, enhanced fan-out).
+   * The mapped ones are read where they apply (task sizing, credentials, enhanced fan-out).
    */
   private[options] def check(reader: OptionReader): Unit = {
     reader.get(ServiceCredential).foreach { v =>
@@ -118,6 +130,9 @@ object DatabricksOptions {
       throw new KinesisOptionException(s"Options '${KinesisOptions.ShardsPerTask.key}' and '${MaxPartitions.key}' " +
         "both size the read tasks (Databricks does not take them together either): keep one.")
     }
+    reader.boolean(AwsUseInstanceProfile)
+    reader.boolean(AvoidEmptyBatches)
+    reader.boolean(ReuseKinesisClient)
     reader.oneOf(RegisteredConsumerIdType, RegisteredConsumerIdTypes)
     reader.duration(ConsumerRefreshInterval, Duration.ofMillis(1))
     reader.bytes(CoalesceThresholdBlockSize, 1, Long.MaxValue)

@@ -153,6 +153,12 @@ final class OptionReader(raw: Map[String, String]) {
     if (static.isDefined && profile.isDefined) {
       throw new KinesisOptionException("Options 'awsAccessKey'/'awsSecretKey' and 'awsProfile' both name credentials: keep one.")
     }
+    // The default chain ends with the instance profile: refusing it is only possible when other credentials are given.
+    if (boolean(DatabricksOptions.AwsUseInstanceProfile).contains(false) && static.isEmpty && profile.isEmpty) {
+      throw new KinesisOptionException("Option 'awsUseInstanceProfile' is false but no credentials are given: set " +
+        "'awsAccessKey' and 'awsSecretKey', or 'awsProfile' (with 'roleArn' they are the credentials that assume the " +
+        "role), or set awsUseInstanceProfile=true to use the AWS default credential chain.")
+    }
     val base = static.orElse(profile).getOrElse(CredentialsConfig.DefaultChain)
     get(RoleArn) match {
       case Some(arn) =>

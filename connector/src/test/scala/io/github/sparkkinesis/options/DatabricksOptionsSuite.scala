@@ -49,10 +49,10 @@ class DatabricksOptionsSuite extends AnyFunSuite {
     ("registeredConsumerId", ConsumerArn, Efo),
     ("registeredConsumerIdType", "ARN", Efo :+ ("registeredConsumerId" -> ConsumerArn)),
     ("consumerRefreshInterval", "300s", Efo),
-    ("requireConsumerDeregistration", "true", Efo))
-
-  /** Keys once listed as Databricks' that its documentation does not have (Qubole's and AWS Glue's connectors'). */
-  private val notDatabricks = Seq("awsUseInstanceProfile", "avoidEmptyBatches", "reuseKinesisClient")
+    ("requireConsumerDeregistration", "true", Efo),
+    ("awsUseInstanceProfile", "true", Nil),
+    ("avoidEmptyBatches", "false", Nil),
+    ("reuseKinesisClient", "true", Nil))
 
   private def source(kv: (String, String)*) = SourceConfig(OptionReader((("streamName" -> "s") +: kv).toMap))
   private def error(kv: (String, String)*): String = intercept[KinesisOptionException](source(kv: _*)).getMessage
@@ -90,12 +90,21 @@ class DatabricksOptionsSuite extends AnyFunSuite {
       .contains("did you mean 'maxPartitions'"))
   }
 
-  test("keys Databricks does not document have no row and are left alone like any other connector's key") {
-    for (key <- notDatabricks) {
-      assert(all.forall(!_.key.equalsIgnoreCase(key)) && findForeign(key).isEmpty && KinesisOptions.find(key).isEmpty, key)
+  test("keys of other connectors once listed as Databricks' keep working, and say whose they are") {
+    for (key <- Seq("awsUseInstanceProfile", "avoidEmptyBatches", "reuseKinesisClient")) {
+      assert(all.find(_.key == key).exists(_.here.startsWith("not Databricks'")), key)
     }
-    assert(source("awsUseInstanceProfile" -> "false", "avoidEmptyBatches" -> "maybe", "reuseKinesisClient" -> "1")
-      .connection.credentials == CredentialsConfig.DefaultChain)
+    assert(source("awsUseInstanceProfile" -> "true").connection.credentials == CredentialsConfig.DefaultChain)
+    assert(source((Keys :+ ("awsUseInstanceProfile" -> "false")): _*).connection.credentials ==
+      CredentialsConfig.Static("AKIAEXAMPLE", "secret", None))
+    assert(source("awsProfile" -> "dev", "awsUseInstanceProfile" -> "FALSE").connection.credentials ==
+      CredentialsConfig.Profile("dev"))
+    val msg = error("awsUseInstanceProfile" -> "false")
+    assert(msg.startsWith("Option 'awsUseInstanceProfile' is false but no credentials are given: set 'awsAccessKey' " +
+      "and 'awsSecretKey', or 'awsProfile'"), msg)
+    assert(error("awsUseInstanceProfile" -> "yes").contains("'awsUseInstanceProfile': expected true or false"))
+    assert(error("avoidEmptyBatches" -> "maybe") == "Invalid value 'maybe' for option 'avoidEmptyBatches': expected true or false.")
+    assert(error("reuseKinesisClient" -> "1").contains("expected true or false"))
   }
 
   test("options accepted without effect still check their values") {
