@@ -78,12 +78,16 @@ final class FixedFlowController(maxBatch: Int) extends FlowController {
  * just over it by a little. Only requests sent after the previous cut count: responses to requests already in
  * flight at a cut report the old rate's overload, and counting them would cut several times for one episode.
  *
+ * A refusal is heavy when it kept less than three quarters of the records answered since the last cut and at least
+ * five records were refused: a paced request of KPL aggregates carries one or two records, and one refused aggregate
+ * says the rate is a little high, not that the load changed.
+ *
  * Clean full responses raise the rate. Below 80 % of the rate last refused mildly it doubles every half second, back
  * to that mark, and it doubles without a mark after a first estimate or a heavy refusal (a writer that lost the
  * race for a shard's first burst to another task measures little, and must not crawl up from there); near the
  * mark it probes gently, by `growthPerSecond` of itself per second, faster the longer nothing throttles (the
- * factor grows with the seconds since the last cut). A mark older than 3 s is forgotten, so a writer whose
- * neighbour finished doubles up to the freed share.
+ * factor grows with the seconds since the last cut, up to doubling per second), so a writer whose neighbour
+ * finished grows into the freed share within seconds.
  *
  * Why this reaches the quota: a shard refills what the writer leaves unused while paced below the quota and keeps
  * up to one second of it, and the writer spends that reserve again while it probes above the quota; as long as
@@ -150,17 +154,19 @@ final class RateFlowController(
         val kept = (answered - refused) / answered
         // A mild refusal marks the rate the shards just would not take. A heavy one says the load changed (a
         // neighbour started, the first burst ran dry) and that rate is no guide: search again from the floor up.
-        ceiling = if (kept >= HeavyRefusalKeeps) rate else Double.PositiveInfinity
+        // Heavy needs a few refused records (read as heavy, each refused aggregate let the rate double back at
+        // once, and two writers sharing a shard were throttled on 12-15 % of their attempts).
+        val heavy = kept < HeavyRefusalKeeps && refused >= HeavyRefusalRecords
+        ceiling = if (heavy) Double.PositiveInfinity else rate
         cut(rate * math.min(1 - decrease, math.max(MaxCutKeeps, kept)), r.nowNanos)
       }
     } else if (!rate.isInfinite && r.fullBatch && r.sentAtNanos - lastCutNanos > 0) {
       val elapsed = math.min(1.0, (r.nowNanos - lastGrowthNanos) / 1e9)
-      // A refusal seconds ago says little about now (a neighbour may have finished): search upward again.
       val sinceCut = (r.nowNanos - lastCutNanos) / 1e9
-      val mark = if (sinceCut > MarkExpirySeconds) Double.PositiveInfinity else ceiling * RecoverTo
+      val mark = ceiling * RecoverTo
       rate =
         if (rate < mark) math.min(mark, rate * math.pow(2, elapsed / DoublingSeconds))
-        else rate * (1 + growthPerSecond * (1 + sinceCut) * elapsed)
+        else rate * (1 + math.min(MaxGrowthPerSecond, growthPerSecond * (1 + sinceCut)) * elapsed)
       lastGrowthNanos = r.nowNanos
     }
   }
@@ -194,7 +200,8 @@ object RateFlowController {
   private val MaxCutKeeps = 0.5
   private val RecoverTo = 0.8
   private val HeavyRefusalKeeps = 0.75
-  private val MarkExpirySeconds = 3.0
+  private val HeavyRefusalRecords = 5.0
+  private val MaxGrowthPerSecond = 1.0
   private val DoublingSeconds = 0.5
   private val WindowSeconds = 1.0
   private val MinWindowSeconds = 0.1

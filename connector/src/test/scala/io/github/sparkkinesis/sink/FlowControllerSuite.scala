@@ -115,12 +115,32 @@ class FlowControllerSuite extends AnyFunSuite {
     assert(math.abs(heavy.unitsPerSecond - low * 4) < 1e-6, "no mark: doubling twice in a second")
   }
 
-  test("adaptive: a mark older than three seconds is forgotten: a writer whose neighbour left doubles again") {
+  test("adaptive: a writer whose neighbour left grows into the freed share within seconds, at most doubling per second") {
     val f = pacing()
     f.onResponse(response(100, 10, sentMs = 30, nowMs = 40)) // a mild refusal: the mark is this rate
     val rate = f.unitsPerSecond
-    f.onResponse(response(100, 0, sentMs = 3000, nowMs = 3540))
-    assert(math.abs(f.unitsPerSecond - rate * 4) < 1e-6, "3.5 s after the cut: doubling, no mark")
+    val perSecond = (1 to 40).map { i =>
+      f.onResponse(response(100, 0, sentMs = 40L + i * 100 - 10, nowMs = 40L + i * 100))
+      f.unitsPerSecond
+    }.grouped(10).map(_.last).toSeq
+    assert(perSecond(2) >= rate * 2, s"3 s after the cut the rate has doubled: ${perSecond.map(_ / rate)}")
+    val steps = (rate +: perSecond).sliding(2).map { case Seq(a, b) => b / a }.toSeq
+    assert(steps.forall(_ <= math.pow(1.1, 10) + 1e-9), s"at most 10 % per 100 ms: $steps")
+  }
+
+  test("adaptive: one refused record out of two (a paced request of KPL aggregates) is a mild refusal, five are heavy") {
+    val coarse = pacing()
+    val before = coarse.unitsPerSecond
+    coarse.onResponse(FlowController.Response(2, 100, 1, 30 * Ms, 40 * Ms, fullBatch = true))
+    assert(math.abs(coarse.unitsPerSecond - before * 0.5) < 1e-6, "half refused: the deepest cut")
+    coarse.onResponse(FlowController.Response(1, 50, 0, 50 * Ms, 540 * Ms, fullBatch = true))
+    assert(math.abs(coarse.unitsPerSecond - before * 0.8) < 1e-6, "the mark holds: doubling stops at 80 % of the rate refused")
+
+    val heavy = pacing()
+    val low = heavy.unitsPerSecond
+    heavy.onResponse(FlowController.Response(8, 400, 5, 30 * Ms, 40 * Ms, fullBatch = true))
+    heavy.onResponse(FlowController.Response(1, 50, 0, 50 * Ms, 540 * Ms, fullBatch = true))
+    assert(math.abs(heavy.unitsPerSecond - low * 0.5 * 2) < 1e-6, "five refused: the deepest cut, then no mark: doubling")
   }
 
   test("adaptive: the rate never falls below one unit per second; the batch keeps its floor per open shard") {
