@@ -36,6 +36,7 @@ def test_smoke_run_writes_every_section(simulator_admin: SimulatorAdmin, tmp_pat
     assert write["connectorRecordsStored"] == [settings.write_records[100]]
     assert write["rawSdk"]["runs"][0]["storedBySimulator"] == settings.write_records[100]
     assert min(write[k]["recordsPerSecond"] for k in ("connector", "rawSdk", "boto3")) > 0
+    assert write["sinkCpuMicrosPerRecord"] > 0 and write["rawSdkCpuMicrosPerRecord"] > 0
 
     [quota] = results["readUnderQuota"]["runs"]
     assert quota["getRecordsCalls"] > 0 and 0 <= quota["throttledFraction"] <= 1
