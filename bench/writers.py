@@ -12,7 +12,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from bench.env import Settings, Simulator, load, source_options
+from bench.cpu import background_cpu
+from bench.env import Settings, Simulator, load, median, source_options
 from bench.jvmstats import JitCpu, ProcessCpu
 from bench.loops import JvmSdk, Rate, boto3_write, compare, rate_dict
 
@@ -45,11 +46,8 @@ def sink_write(df: Any, endpoint: str, stream: str) -> float:
 def _settle(cpu: ProcessCpu, timeout: float = 15.0) -> None:
     """Waits until the driver JVM uses under QUIET_CORES of a core (or the timeout passes)."""
     deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        c0, t0 = cpu.seconds(), time.monotonic()
-        time.sleep(0.5)  # an observation window, not a stand-in for a condition
-        if (cpu.seconds() - c0) / (time.monotonic() - t0) < QUIET_CORES:
-            return
+    while time.monotonic() < deadline and background_cpu(cpu, 0.5) >= QUIET_CORES:
+        pass
 
 
 class _CpuMeter:
@@ -125,5 +123,5 @@ def _shape(record_bytes: int, shards: int, records: int, reps: dict[str, list[di
 
 
 def _median_cpu(runs: list[dict[str, Any]]) -> float | None:
-    values = sorted(r["cpuMicrosPerRecord"] for r in runs if "cpuMicrosPerRecord" in r)
-    return values[len(values) // 2] if values else None
+    values = [r["cpuMicrosPerRecord"] for r in runs if "cpuMicrosPerRecord" in r]
+    return round(median(values), 3) if values else None
