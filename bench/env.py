@@ -56,7 +56,11 @@ class Settings:
     record_sizes: list[int] = field(default_factory=lambda: [100, 1024])
     #: records prefilled per read shape, by record size: enough for several seconds of draining
     read_records: dict[int, int] = field(default_factory=lambda: {100: 300_000, 1024: 80_000})
-    write_records: dict[int, int] = field(default_factory=lambda: {100: 200_000, 1024: 50_000})
+    #: records per timed write, by record size: long enough that job and task start are a small part of the time
+    write_records: dict[int, int] = field(default_factory=lambda: {100: 400_000, 1024: 150_000})
+    #: untimed writes by each write contender per record size first: both JVMs (driver and simulator) compile the
+    #: write path over the first millions of records, and without them the first contender warms up the second
+    write_warmups: int = 5
     #: the hand-written boto3 loops are slow; they run for at most this long and report their rate
     boto3_seconds: float = 8.0
     quota_shards: list[int] = field(default_factory=lambda: [1, 4])
@@ -108,7 +112,7 @@ class Settings:
     def for_mode(cls, mode: str, repetitions: int | None = None) -> Settings:
         if mode == "smoke":
             s = cls(mode=mode, repetitions=1, read_shards=[1], record_sizes=[100], read_records={100: 400},
-                    write_records={100: 400}, boto3_seconds=1.0, quota_shards=[1], quota_seconds=2.0,
+                    write_records={100: 400}, write_warmups=1, boto3_seconds=1.0, quota_shards=[1], quota_seconds=2.0,
                     latency_seconds=3.0, latency_rate=50, fanout_seconds=1.0,
                     realtime_rates=[50], realtime_modes=["polling"], realtime_seconds=3.0, scale_shards=[10], scale_seconds=4.0,
                     aggregation_seconds=0.5, aggregation_latency_seconds=4.0,
@@ -119,7 +123,7 @@ class Settings:
                     cluster_records=2_000, child_timeout_seconds=300.0)
         elif mode == "quick":
             s = cls(mode=mode, repetitions=1, read_shards=[1, 4], read_records={100: 100_000, 1024: 25_000},
-                    write_records={100: 50_000, 1024: 15_000}, boto3_seconds=4.0, quota_shards=[2],
+                    write_records={100: 100_000, 1024: 30_000}, write_warmups=1, boto3_seconds=4.0, quota_shards=[2],
                     quota_seconds=15.0, latency_seconds=10.0, fanout_seconds=8.0, realtime_seconds=10.0, scale_shards=[10, 100],
                     aggregation_seconds=5.0, aggregation_latency_seconds=10.0,
                     scale_seconds=25.0,

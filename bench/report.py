@@ -294,6 +294,9 @@ def markdown(results: dict[str, Any], plots: dict[str, str], image_prefix: str =
                        f"{_num(c['mibPerSecond'], 2)} | {extra}{_num(r['recordsPerSecond'])} | "
                        f"{_num(r['mibPerSecond'], 2)} | {_num(b['recordsPerSecond'])} | {_num(b['mibPerSecond'], 2)} | "
                        f"{_num(s['ratioToRawSdk'], 3)} |")
+        if not inside and data.get("warmupWrites"):
+            out += ["", f"Each contender wrote {data['warmupWrites']} time(s) untimed per record size first; in the timed "
+                    "repetitions the sink and the raw loop take turns going first."]
     write_shapes = [s for s in (results.get("write") or {}).get("shapes", []) if s.get("sinkCpuMicrosPerRecord")]
     if write_shapes:
         out += ["", "Write CPU per record (driver JVM process CPU time without the JIT compilers ÷ records written, "

@@ -32,7 +32,7 @@ final class KinesisDataWriter(config: SinkConfig, columns: SinkColumns, knownLim
   private val metrics = new SinkTaskMetrics
   metrics.batchSize = config.maxRecordsPerRequest
   private val hashKeyOrdinal = columns.explicitHashKey.getOrElse(-1)
-  private val client = KinesisClientFactory.async(config.connection)
+  private val client = KinesisClientFactory.sync(config.connection)
   private val publishers = new util.LinkedHashMap[String, RecordPublisher]()
   private val maxHeldBytes = KinesisDataWriter.maxHeldBytes(config)
   // Rows mostly go to one stream: remember the last one instead of a map lookup (and a String) per row.

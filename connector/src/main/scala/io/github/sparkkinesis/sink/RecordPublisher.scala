@@ -8,7 +8,7 @@ import scala.util.control.NonFatal
 import io.github.sparkkinesis.client.RetryBackoff
 import org.apache.spark.TaskContext
 import org.slf4j.LoggerFactory
-import software.amazon.awssdk.services.kinesis.KinesisAsyncClient
+import software.amazon.awssdk.services.kinesis.KinesisClient
 import software.amazon.awssdk.services.kinesis.model._
 
 /**
@@ -20,13 +20,13 @@ import software.amazon.awssdk.services.kinesis.model._
  * record refused while a later one of its key was stored), which `preserveKeyOrder` rules out by sending at most
  * one record per key per request.
  *
- * Everything runs on the task's thread: SDK callbacks only hand completions over through a queue, so lane state
- * needs no locks, and the task blocks only when its buffer is full, when it must wait for a backoff or its shards'
+ * Lane state lives on the task's thread: requests leave on sender threads ([[PutRecordsSender]]), which only hand
+ * completions back through a queue, so lane state needs no locks, and the task blocks only when its buffer is full, when it must wait for a backoff or its shards'
  * pace, or at commit.
  */
 final class RecordPublisher(
     val stream: String,
-    client: KinesisAsyncClient,
+    client: KinesisClient,
     config: SinkConfig,
     limits: StreamLimits,
     metrics: SinkTaskMetrics) {
@@ -173,7 +173,7 @@ final class RecordPublisher(
     metrics.flowControlDelayMs = TimeUnit.NANOSECONDS.toMillis(out.pauseNanos)
     val request = PutRecordsRequest.builder().streamName(stream).records(entries).build()
     val future =
-      try client.putRecords(request)
+      try PutRecordsSender.send(client, request)
       catch { case NonFatal(e) => CompletableFuture.failedFuture[PutRecordsResponse](e) }
     future.whenComplete((response, error) => completions.add(new Completion(out, bytes, response, error)))
   }
