@@ -26,17 +26,17 @@ import software.amazon.awssdk.services.sts.model.AssumeRoleRequest
  */
 object KinesisClientFactory {
   val FallbackRegion: Region = Region.US_EAST_1
-  private val MaxConnections = 64
+  /**
+   * Per sync client, so per JVM and configuration: the source's fetch threads (at most 32 calls in flight) and
+   * the sink's sender threads (`maxInFlightRequests` per writer task and stream) share it.
+   */
+  private val MaxConnections = 128
 
   private val syncClients = new ConcurrentHashMap[ConnectionConfig, KinesisClient]()
-  private val asyncClients = new ConcurrentHashMap[ConnectionConfig, KinesisAsyncClient]()
   private val fanOutClients = new ConcurrentHashMap[ConnectionConfig, KinesisAsyncClient]()
 
   def sync(config: ConnectionConfig): KinesisClient =
     syncClients.computeIfAbsent(config, c => newSyncClient(c))
-
-  def async(config: ConnectionConfig): KinesisAsyncClient =
-    asyncClients.computeIfAbsent(config, c => newAsyncClient(c))
 
   /** The client for enhanced fan-out subscriptions (SubscribeToShard): HTTP/2 whatever the endpoint's scheme. */
   def fanOut(config: ConnectionConfig): KinesisAsyncClient =
@@ -55,20 +55,6 @@ object KinesisClientFactory {
         .maxConnections(MaxConnections)
         .connectionTimeout(config.timeouts.connect)
         .socketTimeout(config.timeouts.apiCallAttempt))
-      .region(resolveRegion(config))
-      .credentialsProvider(credentialsProvider(config, config.credentials))
-      .overrideConfiguration(overrides(config))
-    config.endpoint.foreach(builder.endpointOverride)
-    builder.build()
-  }
-
-  private def newAsyncClient(config: ConnectionConfig): KinesisAsyncClient = {
-    val builder = KinesisAsyncClient.builder()
-      .httpClientBuilder(NettyNioAsyncHttpClient.builder()
-        .protocol(asyncProtocol(config))
-        .maxConcurrency(MaxConnections)
-        .connectionTimeout(config.timeouts.connect)
-        .readTimeout(config.timeouts.apiCallAttempt))
       .region(resolveRegion(config))
       .credentialsProvider(credentialsProvider(config, config.credentials))
       .overrideConfiguration(overrides(config))
@@ -110,13 +96,6 @@ object KinesisClientFactory {
   private val FanOutWindowBytes = 512 * 1024
   /** Kinesis sends events while a shard is quiet too (empty ones, every few seconds): a minute without is a dead subscription. */
   private val FanOutReadTimeout = java.time.Duration.ofSeconds(60)
-
-  /**
-   * The async client speaks HTTP/2 by default, which Kinesis negotiates by ALPN over TLS. Over plain HTTP
-   * (emulators, local proxies) the SDK would send HTTP/2 frames unannounced, which HTTP/1.1 servers reject.
-   */
-  private[client] def asyncProtocol(config: ConnectionConfig): Protocol =
-    if (config.endpoint.exists(_.getScheme.equalsIgnoreCase("http"))) Protocol.HTTP1_1 else Protocol.HTTP2
 
   private def overrides(config: ConnectionConfig): ClientOverrideConfiguration = {
     val builder = ClientOverrideConfiguration.builder()

@@ -1,73 +1,44 @@
 package io.github.sparkkinesis.source
 
-import java.util.concurrent.{CompletableFuture, CompletionException, ExecutionException}
+import java.util.concurrent.{CompletableFuture, CompletionException, ExecutionException, ExecutorService, Executors}
+import java.util.concurrent.atomic.AtomicInteger
 
-import io.github.sparkkinesis.client.{CallTally, SdkCallStats}
-import io.github.sparkkinesis.source.ShardPosition._
-import software.amazon.awssdk.awscore.AwsRequestOverrideConfiguration
-import org.apache.spark.internal.Logging
-import software.amazon.awssdk.services.kinesis.KinesisAsyncClient
-import software.amazon.awssdk.services.kinesis.model.{ExpiredIteratorException, KinesisException}
+import io.github.sparkkinesis.client.CallTally
+import software.amazon.awssdk.services.kinesis.KinesisClient
 
 /**
- * One read strategy of the prefetcher: a shard read forward with GetRecords on the async client, so one executor
- * keeps calls to many shards in flight without a thread each. Enhanced fan-out is the other strategy behind
- * the same [[ShardFeed]] ([[FanOutFetcher]]). One call at a time per fetcher (the feed sees to it); its state is handed from one
- * call's completion to the next through the futures, which order the accesses.
+ * One read strategy of the prefetcher: a shard read forward with GetRecords, each call a [[ShardReader]] call on
+ * one of the JVM's fetch threads through the SDK's sync client. Enhanced fan-out is the other strategy behind the
+ * same [[ShardFeed]] ([[FanOutFetcher]]).
+ *
+ * Why not the async client, which needs no thread per call in flight: draining 100 B records, the same GetRecords
+ * calls cost about twice the CPU per record through it (Netty gathering each answer of up to 10 MiB, then the
+ * SDK decoding it) as through the sync client (Apache HttpClient 5), and decoding answers is most of what
+ * reading costs. The [[Prefetcher]] keeps at most [[Prefetcher.MaxCallsInFlight]] polling calls in flight per
+ * JVM, so that many fetch threads at most are busy; they end after a minute without work.
+ *
+ * One call at a time per fetcher (the feed sees to it); each call sees the previous one's state through the
+ * futures and the executors that chain them.
  */
-final class PollingFetcher(client: KinesisAsyncClient, config: SourceConfig, key: ShardKey, start: ShardPosition,
-    tally: CallTally) extends ShardFetcher with Logging {
+final class PollingFetcher(client: KinesisClient, config: SourceConfig, key: ShardKey, start: ShardPosition,
+    tally: CallTally) extends ShardFetcher {
+  private val reader = new ShardReader(client, config, key, start, Some(tally), paced = false)
 
   override def pushed: Boolean = false
 
-  @volatile private var position: ShardPosition = start
-  @volatile private var iterator: Option[String] = None
-  /** Set on each new iterator: the record Kinesis must return first (see [[ShardReader.checkResumed]]). */
-  @volatile private var resumeRecord: Option[String] = None
-
   /** One GetRecords call of at most `limit` records after the last record returned. */
-  override def poll(limit: Int): CompletableFuture[Poll] = poll(limit, renewed = false)
-
-  private def poll(limit: Int, renewed: Boolean): CompletableFuture[Poll] =
-    if (position == ShardEnd) CompletableFuture.completedFuture(Poll(RecordBlock.empty, 0, 0, ended = true))
-    else currentIterator().thenCompose(it => client.getRecords(ShardReader.getRecords(it, limit).toBuilder
-        .overrideConfiguration((o: AwsRequestOverrideConfiguration.Builder) => o.putExecutionAttribute(SdkCallStats.Tally, tally)).build()))
-      .thenApply[Poll] { response =>
-        resumeRecord = resumeRecord.flatMap(ShardReader.checkResumed(config, key, position, _, response))
-        val poll = ShardReader.decode(key, position, response)
-        poll.records.lastPosition.foreach(position = _)
-        iterator = Option(response.nextShardIterator())
-        if (poll.ended) position = ShardEnd
-        poll
-      }
-      .exceptionallyCompose { e =>
-        PollingFetcher.cause(e) match {
-          case _: ExpiredIteratorException if !renewed =>
-            logInfo(s"Shard iterator of $key expired; renewing it from $position")
-            iterator = None
-            poll(limit, renewed = true)
-          case _ => CompletableFuture.failedFuture[Poll](PollingFetcher.cause(e))
-        }
-      }
-
-  private def currentIterator(): CompletableFuture[String] = iterator match {
-    case Some(it) => CompletableFuture.completedFuture(it)
-    case None =>
-      def request() = client.getShardIterator(ShardReader.iteratorRequest(config, key, position).toBuilder
-        .overrideConfiguration((o: AwsRequestOverrideConfiguration.Builder) => o.putExecutionAttribute(SdkCallStats.Tally, tally)).build())
-        .thenApply[String](_.shardIterator())
-      request().exceptionallyCompose { e =>
-        PollingFetcher.cause(e) match {
-          case k: KinesisException if ShardReader.isLostPosition(position, k) =>
-            position = ShardReader.lostPosition(config, key, position, k) // throws under failOnDataLoss
-            request()
-          case other => CompletableFuture.failedFuture[String](other)
-        }
-      }.thenApply[String] { it => iterator = Some(it); resumeRecord = ShardReader.resumeRecord(position); it }
-  }
+  override def poll(limit: Int): CompletableFuture[Poll] =
+    CompletableFuture.supplyAsync(() => reader.poll(limit), PollingFetcher.pool)
 }
 
 object PollingFetcher {
+  private val threads = new AtomicInteger()
+  private lazy val pool: ExecutorService = Executors.newCachedThreadPool { (r: Runnable) =>
+    val t = new Thread(r, s"kinesis-fetch-${threads.incrementAndGet()}")
+    t.setDaemon(true)
+    t
+  }
+
   /** The failure inside the wrappers futures add. */
   def cause(e: Throwable): Throwable = e match {
     case c @ (_: CompletionException | _: ExecutionException) if c.getCause != null => cause(c.getCause)

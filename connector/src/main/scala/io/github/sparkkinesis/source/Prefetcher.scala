@@ -12,8 +12,8 @@ import org.apache.spark.internal.Logging
 /**
  * The executor's read engine: every shard this executor owns is a [[ShardFeed]] read continuously in the
  * background, between triggers too, within the shard's quota (calls and bytes), into memory bounded by
- * `fetchBufferSize`. Calls run on the async client, at most [[MaxCallsInFlight]] at once per JVM, so the cost
- * of a trigger follows the data, not the shard count. When the buffer is full, streaming feeds pause until a
+ * `fetchBufferSize`. Calls run on fetch threads ([[PollingFetcher]]), at most [[MaxCallsInFlight]] at once per
+ * JVM, so the cost of a trigger follows the data, not the shard count. When the buffer is full, streaming feeds pause until a
  * commit frees records (backpressure: nothing is dropped).
  *
  * A feed nobody asks for any more (its query stopped, its shards moved to another executor) is dropped after
@@ -146,7 +146,7 @@ object Prefetcher extends Logging {
     config.fanOut.flatMap(_.consumerArns.get(key.stream)).filter(_ => !spill) match {
       case Some(arn) => new FanOutFetcher(KinesisClientFactory.fanOut(config.connection), config, key, arn, from,
         tallyOf(sourceId), fanOutTallyOf(sourceId))
-      case None => new PollingFetcher(KinesisClientFactory.async(config.connection), config, key, from, tallyOf(sourceId))
+      case None => new PollingFetcher(KinesisClientFactory.sync(config.connection), config, key, from, tallyOf(sourceId))
     }
 
   /** The feed of a shard for a batch task, marked as used. */

@@ -5,8 +5,10 @@ import java.util.concurrent.TimeUnit
 
 import scala.jdk.CollectionConverters._
 
+import io.github.sparkkinesis.client.{CallTally, SdkCallStats}
 import io.github.sparkkinesis.source.ShardPosition._
 import org.apache.spark.internal.Logging
+import software.amazon.awssdk.awscore.AwsRequestOverrideConfiguration
 import software.amazon.awssdk.services.kinesis.KinesisClient
 import software.amazon.awssdk.services.kinesis.model._
 
@@ -14,12 +16,15 @@ import software.amazon.awssdk.services.kinesis.model._
 final case class Poll(records: RecordBlock, bytes: Long, millisBehindLatest: Long, ended: Boolean)
 
 /**
- * Reads one shard forward from a position with blocking GetRecords calls, within the shard's quotas. The
- * prefetcher reads with the async client ([[PollingFetcher]]); this one re-reads a planned range inside a batch
- * task whose records are not buffered on its executor. Not thread-safe: one reader belongs to one task.
+ * Reads one shard forward from a position with blocking GetRecords calls. A batch task re-reading a planned range
+ * whose records are not buffered on its executor uses one directly (`paced`: it waits for the shard's read quota
+ * itself); the prefetcher's [[PollingFetcher]] runs one on its fetch threads and spaces the calls itself. Not
+ * thread-safe: one call at a time, each seeing the previous one's state (a task, or calls chained by futures).
+ *
+ * @param tally where the SDK's call counter ([[SdkCallStats]]) adds this reader's calls, if anywhere
  */
-final class ShardReader(client: KinesisClient, config: SourceConfig, val key: ShardKey, start: ShardPosition)
-  extends Logging {
+final class ShardReader(client: KinesisClient, config: SourceConfig, val key: ShardKey, start: ShardPosition,
+    tally: Option[CallTally] = None, paced: Boolean = true) extends Logging {
 
   private var position: ShardPosition = start
   private var iterator: Option[String] = None
@@ -28,17 +33,17 @@ final class ShardReader(client: KinesisClient, config: SourceConfig, val key: Sh
   private var ended: Boolean = start == ShardEnd
   private var nextCallNanos: Long = System.nanoTime()
 
-  /** One GetRecords call of at most `limit` records, waiting first if the shard's pacing requires it. */
+  /** One GetRecords call of at most `limit` records, waiting first if `paced` and the shard's quota requires it. */
   def poll(limit: Int): Poll = {
     if (ended) return Poll(RecordBlock.empty, 0, 0, ended = true)
     val wait = nextCallNanos - System.nanoTime()
-    if (wait > 0) TimeUnit.NANOSECONDS.sleep(wait)
+    if (paced && wait > 0) TimeUnit.NANOSECONDS.sleep(wait)
     val started = System.nanoTime()
-    val response = try client.getRecords(ShardReader.getRecords(currentIterator(), limit)) catch {
+    val response = try client.getRecords(counted(ShardReader.getRecords(currentIterator(), limit))) catch {
       case _: ExpiredIteratorException =>
         logInfo(s"Shard iterator of $key expired; renewing it from $position")
         iterator = None
-        client.getRecords(ShardReader.getRecords(currentIterator(), limit))
+        client.getRecords(counted(ShardReader.getRecords(currentIterator(), limit)))
     }
     resumeRecord = resumeRecord.flatMap(ShardReader.checkResumed(config, key, position, _, response))
     val poll = ShardReader.decode(key, position, response)
@@ -53,14 +58,21 @@ final class ShardReader(client: KinesisClient, config: SourceConfig, val key: Sh
   }
 
   private def currentIterator(): String = iterator.getOrElse {
-    val it = try client.getShardIterator(ShardReader.iteratorRequest(config, key, position)).shardIterator() catch {
+    val it = try client.getShardIterator(counted(ShardReader.iteratorRequest(config, key, position))).shardIterator() catch {
       case e: KinesisException if ShardReader.isLostPosition(position, e) =>
-        position = ShardReader.lostPosition(config, key, position, e)
-        client.getShardIterator(ShardReader.iteratorRequest(config, key, position)).shardIterator()
+        position = ShardReader.lostPosition(config, key, position, e) // throws under failOnDataLoss
+        client.getShardIterator(counted(ShardReader.iteratorRequest(config, key, position))).shardIterator()
     }
     iterator = Some(it)
     resumeRecord = ShardReader.resumeRecord(position)
     it
+  }
+
+  private def counted[R <: KinesisRequest](request: R): R = tally match {
+    case None => request
+    case Some(t) => request.toBuilder
+      .overrideConfiguration((o: AwsRequestOverrideConfiguration.Builder) => o.putExecutionAttribute(SdkCallStats.Tally, t))
+      .build().asInstanceOf[R]
   }
 }
 

@@ -35,14 +35,3 @@ class ConnectionConfigSuite extends AnyFunSuite {
     assert(CredentialsConfig.mask("abcd") == "***")
   }
 }
-
-class AsyncProtocolSuite extends AnyFunSuite {
-  import software.amazon.awssdk.http.Protocol
-
-  test("the async client speaks HTTP/1.1 to plain-HTTP endpoints and HTTP/2 (ALPN over TLS) otherwise") {
-    def at(endpoint: String) = ConnectionConfig.default.copy(endpoint = Some(URI.create(endpoint)))
-    assert(KinesisClientFactory.asyncProtocol(at("http://127.0.0.1:4566")) == Protocol.HTTP1_1)
-    assert(KinesisClientFactory.asyncProtocol(at("https://kinesis.eu-west-1.amazonaws.com")) == Protocol.HTTP2)
-    assert(KinesisClientFactory.asyncProtocol(ConnectionConfig.default) == Protocol.HTTP2)
-  }
-}
