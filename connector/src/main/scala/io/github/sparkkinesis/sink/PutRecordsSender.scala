@@ -1,8 +1,8 @@
 package io.github.sparkkinesis.sink
 
-import java.util.concurrent.{CompletableFuture, ExecutorService, Executors}
-import java.util.concurrent.atomic.AtomicInteger
+import java.util.concurrent.{CompletableFuture, ExecutorService}
 
+import io.github.sparkkinesis.DaemonThreads
 import software.amazon.awssdk.services.kinesis.KinesisClient
 import software.amazon.awssdk.services.kinesis.model.{PutRecordsRequest, PutRecordsResponse}
 
@@ -16,12 +16,7 @@ import software.amazon.awssdk.services.kinesis.model.{PutRecordsRequest, PutReco
  * its own; its threads end after a minute without work.
  */
 private[sink] object PutRecordsSender {
-  private val threads = new AtomicInteger()
-  private lazy val pool: ExecutorService = Executors.newCachedThreadPool { (r: Runnable) =>
-    val t = new Thread(r, s"kinesis-sink-sender-${threads.incrementAndGet()}")
-    t.setDaemon(true)
-    t
-  }
+  private lazy val pool: ExecutorService = DaemonThreads.cachedPool("kinesis-sink-sender")
 
   /** Sends on a sender thread; the SDK's retries happen there too. Failures complete the future exceptionally. */
   def send(client: KinesisClient, request: PutRecordsRequest): CompletableFuture[PutRecordsResponse] =

@@ -1,11 +1,12 @@
 package io.github.sparkkinesis.source
 
 import java.util.ArrayDeque
-import java.util.concurrent.{CompletableFuture, Executors, ScheduledExecutorService, TimeUnit}
+import java.util.concurrent.{CompletableFuture, ScheduledExecutorService, TimeUnit}
 import java.util.concurrent.atomic.LongAdder
 
 import scala.util.control.NonFatal
 
+import io.github.sparkkinesis.DaemonThreads
 import io.github.sparkkinesis.client.{CallTally, RetryBackoff, SdkCallStats}
 import io.github.sparkkinesis.source.ShardPosition._
 import org.apache.spark.internal.Logging
@@ -255,9 +256,5 @@ object FanOutFetcher {
   val MinSubscribeSpacing: java.time.Duration = java.time.Duration.ofSeconds(1)
   private val Noop: () => Unit = () => ()
 
-  private lazy val timer: ScheduledExecutorService = Executors.newSingleThreadScheduledExecutor { r =>
-    val t = new Thread(r, "kinesis-fan-out")
-    t.setDaemon(true)
-    t
-  }
+  private lazy val timer: ScheduledExecutorService = DaemonThreads.singleScheduler("kinesis-fan-out")
 }

@@ -1,8 +1,8 @@
 package io.github.sparkkinesis.source
 
-import java.util.concurrent.{CompletableFuture, CompletionException, ExecutionException, ExecutorService, Executors}
-import java.util.concurrent.atomic.AtomicInteger
+import java.util.concurrent.{CompletableFuture, CompletionException, ExecutionException, ExecutorService}
 
+import io.github.sparkkinesis.DaemonThreads
 import io.github.sparkkinesis.client.CallTally
 import software.amazon.awssdk.services.kinesis.KinesisClient
 
@@ -32,12 +32,7 @@ final class PollingFetcher(client: KinesisClient, config: SourceConfig, key: Sha
 }
 
 object PollingFetcher {
-  private val threads = new AtomicInteger()
-  private lazy val pool: ExecutorService = Executors.newCachedThreadPool { (r: Runnable) =>
-    val t = new Thread(r, s"kinesis-fetch-${threads.incrementAndGet()}")
-    t.setDaemon(true)
-    t
-  }
+  private lazy val pool: ExecutorService = DaemonThreads.cachedPool("kinesis-fetch")
 
   /** The failure inside the wrappers futures add. */
   def cause(e: Throwable): Throwable = e match {

@@ -6,6 +6,7 @@ import java.util.concurrent.atomic.AtomicLong
 import scala.jdk.CollectionConverters._
 import scala.util.control.NonFatal
 
+import io.github.sparkkinesis.DaemonThreads
 import io.github.sparkkinesis.client.{CallTally, KinesisClientFactory}
 import org.apache.spark.internal.Logging
 
@@ -76,11 +77,7 @@ object Prefetcher extends Logging {
   }
 
   private lazy val scheduler: ScheduledExecutorService = {
-    val s = Executors.newSingleThreadScheduledExecutor { r =>
-      val t = new Thread(r, "kinesis-prefetch")
-      t.setDaemon(true)
-      t
-    }
+    val s = DaemonThreads.singleScheduler("kinesis-prefetch")
     s.scheduleWithFixedDelay(() => evictAbandoned(), 1, 1, TimeUnit.SECONDS)
     s
   }
