@@ -77,7 +77,7 @@ def run(spark: Any, sim: Simulator, settings: Settings) -> dict[str, Any]:
         for record_bytes in settings.record_sizes:
             records = settings.write_records[record_bytes]
             df = generated(spark, records, record_bytes)
-            warmups = _warm_up(spark, sim, sdk, df, records, record_bytes, settings)
+            _warm_up(sim, sdk, df, records, record_bytes, settings)
             for shards in settings.read_shards:
                 reps: dict[str, list[dict[str, Any]]] = {"connector": [], "rawSdk": [], "boto3": []}
                 for rep in range(settings.repetitions):
@@ -91,7 +91,7 @@ def run(spark: Any, sim: Simulator, settings: Settings) -> dict[str, Any]:
                     reps["boto3"].append({**_rate_dict(rate, int(sim.stream_counters(stream).get("putRecords", 0))),
                                           **load()})
                     sim.delete(stream)
-                shapes.append({**_shape(record_bytes, shards, records, reps), "warmupWrites": warmups})
+                shapes.append(_shape(record_bytes, shards, records, reps))
                 print(f"  write {record_bytes} B x {shards} shard(s): sink "
                       f"{shapes[-1]['connector']['recordsPerSecond']:,.0f} rec/s, raw SDK "
                       f"{shapes[-1]['rawSdk']['recordsPerSecond']:,.0f}, boto3 "
@@ -103,8 +103,7 @@ def run(spark: Any, sim: Simulator, settings: Settings) -> dict[str, Any]:
             "order": "sink and raw loop alternate going first, one repetition each"}
 
 
-def _warm_up(spark: Any, sim: Simulator, sdk: JvmSdk, df: Any, records: int, record_bytes: int,
-             settings: Settings) -> int:
+def _warm_up(sim: Simulator, sdk: JvmSdk, df: Any, records: int, record_bytes: int, settings: Settings) -> None:
     """Untimed writes of the shape's size by both contenders, to the widest stream of the section."""
     shards = max(settings.read_shards)
     for _ in range(settings.write_warmups):
@@ -115,7 +114,6 @@ def _warm_up(spark: Any, sim: Simulator, sdk: JvmSdk, df: Any, records: int, rec
             else:
                 sdk.write(stream, records, record_bytes, threads=RAW_WRITE_THREADS)
             sim.delete(stream)
-    return settings.write_warmups
 
 
 def _timed(contender: str, df: Any, sim: Simulator, sdk: JvmSdk, cpu: _CpuMeter, shards: int, records: int,
@@ -125,16 +123,17 @@ def _timed(contender: str, df: Any, sim: Simulator, sdk: JvmSdk, cpu: _CpuMeter,
     stream = sim.new_stream(shards, "bench-write")
     _settle(cpu.cpu)
     before = cpu.seconds()
+    raw: Rate | None = None
     if contender == "connector":
-        rate = Rate(0, sink_write(df, sim.endpoint, stream), record_bytes)
+        seconds = sink_write(df, sim.endpoint, stream)
     else:
-        rate = sdk.write(stream, records, record_bytes, threads=RAW_WRITE_THREADS)
+        raw = sdk.write(stream, records, record_bytes, threads=RAW_WRITE_THREADS)
+        seconds = raw.seconds
     used = cpu.seconds() - before
     stored = int(sim.stream_counters(stream).get("putRecords", 0))
     sim.delete(stream)
-    if contender == "connector":
-        # The sink's rate is what the simulator stored, over the write's time.
-        rate = Rate(stored, rate.seconds, record_bytes)
+    # The sink's rate is what the simulator stored over the write's time; the raw loop counts its own.
+    rate = raw or Rate(stored, seconds, record_bytes)
     return {**_rate_dict(rate, stored, used), **loads}
 
 

@@ -3,6 +3,7 @@ package io.github.sparkkinesis.client
 import java.util.concurrent.atomic.{AtomicLong, LongAdder}
 
 import org.apache.spark.internal.Logging
+import software.amazon.awssdk.awscore.AwsRequestOverrideConfiguration
 import software.amazon.awssdk.awscore.exception.AwsServiceException
 import software.amazon.awssdk.core.exception.SdkServiceException
 import software.amazon.awssdk.core.interceptor.{Context, ExecutionAttribute, ExecutionAttributes, ExecutionInterceptor}
@@ -41,6 +42,10 @@ final class CallTally {
 object SdkCallStats extends ExecutionInterceptor with Logging {
   /** Put on a request: its counts also go to this tally. */
   val Tally = new ExecutionAttribute[CallTally]("spark-kinesis.callTally")
+
+  /** For a request's `overrideConfiguration`: its calls (attempts included) are added to `tally`. */
+  def countedBy(tally: CallTally): java.util.function.Consumer[AwsRequestOverrideConfiguration.Builder] =
+    (o: AwsRequestOverrideConfiguration.Builder) => o.putExecutionAttribute(Tally, tally)
   private val State = new ExecutionAttribute[CallState]("spark-kinesis.callState")
 
   /** One call's attempts so far; its attempts run one after another, handed over through the SDK's futures. */

@@ -11,7 +11,6 @@ import io.github.sparkkinesis.client.{CallTally, RetryBackoff, SdkCallStats}
 import io.github.sparkkinesis.source.ShardPosition._
 import org.apache.spark.internal.Logging
 import org.reactivestreams.{Subscriber, Subscription}
-import software.amazon.awssdk.awscore.AwsRequestOverrideConfiguration
 import software.amazon.awssdk.services.kinesis.KinesisAsyncClient
 import software.amazon.awssdk.services.kinesis.model._
 
@@ -114,7 +113,7 @@ final class FanOutFetcher(client: KinesisAsyncClient, config: SourceConfig, key:
     start.sequenceNumber.foreach(from.sequenceNumber)
     start.timestamp.foreach(from.timestamp)
     SubscribeToShardRequest.builder().consumerARN(consumerArn).shardId(key.shardId).startingPosition(from.build())
-      .overrideConfiguration((o: AwsRequestOverrideConfiguration.Builder) => o.putExecutionAttribute(SdkCallStats.Tally, tally))
+      .overrideConfiguration(SdkCallStats.countedBy(tally))
       .build()
   }
 

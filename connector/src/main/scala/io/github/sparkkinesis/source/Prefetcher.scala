@@ -14,8 +14,8 @@ import org.apache.spark.internal.Logging
  * The executor's read engine: every shard this executor owns is a [[ShardFeed]] read continuously in the
  * background, between triggers too, within the shard's quota (calls and bytes), into memory bounded by
  * `fetchBufferSize`. Calls run on fetch threads ([[PollingFetcher]]), at most [[MaxCallsInFlight]] at once per
- * JVM, so the cost of a trigger follows the data, not the shard count. When the buffer is full, streaming feeds pause until a
- * commit frees records (backpressure: nothing is dropped).
+ * JVM, so the cost of a trigger follows the data, not the shard count. When the buffer is full, streaming feeds
+ * pause until a commit frees records (backpressure: nothing is dropped).
  *
  * A feed nobody asks for any more (its query stopped, its shards moved to another executor) is dropped after
  * [[AbandonedFloor]], or three times the longest gap between two uses of its query here if that is longer (slow

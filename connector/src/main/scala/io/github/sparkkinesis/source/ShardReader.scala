@@ -8,7 +8,6 @@ import scala.jdk.CollectionConverters._
 import io.github.sparkkinesis.client.{CallTally, SdkCallStats}
 import io.github.sparkkinesis.source.ShardPosition._
 import org.apache.spark.internal.Logging
-import software.amazon.awssdk.awscore.AwsRequestOverrideConfiguration
 import software.amazon.awssdk.services.kinesis.KinesisClient
 import software.amazon.awssdk.services.kinesis.model._
 
@@ -70,9 +69,7 @@ final class ShardReader(client: KinesisClient, config: SourceConfig, val key: Sh
 
   private def counted[R <: KinesisRequest](request: R): R = tally match {
     case None => request
-    case Some(t) => request.toBuilder
-      .overrideConfiguration((o: AwsRequestOverrideConfiguration.Builder) => o.putExecutionAttribute(SdkCallStats.Tally, t))
-      .build().asInstanceOf[R]
+    case Some(t) => request.toBuilder.overrideConfiguration(SdkCallStats.countedBy(t)).build().asInstanceOf[R]
   }
 }
 
