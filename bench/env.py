@@ -57,10 +57,14 @@ class Settings:
     #: records prefilled per read shape, by record size: enough for several seconds of draining
     read_records: dict[int, int] = field(default_factory=lambda: {100: 300_000, 1024: 80_000})
     #: records per timed write, by record size: long enough that job and task start are a small part of the time
-    write_records: dict[int, int] = field(default_factory=lambda: {100: 400_000, 1024: 150_000})
+    #: (a warm write job costs 40-60 ms before its first request; 150,000 x 1 KiB took half a second)
+    write_records: dict[int, int] = field(default_factory=lambda: {100: 1_200_000, 1024: 600_000})
     #: untimed writes by each write contender per record size first: both JVMs (driver and simulator) compile the
     #: write path over the first millions of records, and without them the first contender warms up the second
     write_warmups: int = 5
+    #: timed writes per contender and shape: single writes spread by ±20 % run to run (the simulator's and the
+    #: driver's collections), and the median of three moved by 0.1 between two runs of the same code
+    write_repetitions: int = 5
     #: the hand-written boto3 loops are slow; they run for at most this long and report their rate
     boto3_seconds: float = 8.0
     quota_shards: list[int] = field(default_factory=lambda: [1, 4])
@@ -93,6 +97,10 @@ class Settings:
     #: steady state: a running query's CPU between batch completions, after its first batches (JIT warm-up)
     cpu_steady_records: dict[int, int] = field(default_factory=lambda: {100: 3_000_000, 1024: 400_000})
     cpu_steady_skip_batches: int = 4
+    #: a second shape with so many shards that the read quota (which the connector keeps even with quotas off) is
+    #: above what the machine reads: the target's shape (0: none), and its steady backlog by record size
+    cpu_busy_shards: int = 64
+    cpu_busy_steady_records: dict[int, int] = field(default_factory=lambda: {100: 6_000_000, 1024: 1_000_000})
     #: one wide stream idle then with a record per shard per second (bench/many_shards.py)
     many_shards: int = 1000
     many_idle_seconds: float = 30.0
@@ -112,29 +120,30 @@ class Settings:
     def for_mode(cls, mode: str, repetitions: int | None = None) -> Settings:
         if mode == "smoke":
             s = cls(mode=mode, repetitions=1, read_shards=[1], record_sizes=[100], read_records={100: 400},
-                    write_records={100: 400}, write_warmups=1, boto3_seconds=1.0, quota_shards=[1], quota_seconds=2.0,
+                    write_records={100: 400}, write_warmups=1, write_repetitions=1, boto3_seconds=1.0, quota_shards=[1], quota_seconds=2.0,
                     latency_seconds=3.0, latency_rate=50, fanout_seconds=1.0,
                     realtime_rates=[50], realtime_modes=["polling"], realtime_seconds=3.0, scale_shards=[10], scale_seconds=4.0,
                     aggregation_seconds=0.5, aggregation_latency_seconds=4.0,
                     sink_quota_quick=True, paced_shards=[1], paced_seconds=2.0, cpu_shards=1,
                     cpu_records={100: 2_000}, cpu_warmup_records=500, cpu_steady_records={100: 3_000},
-                    cpu_steady_skip_batches=0, many_shards=10, many_idle_seconds=3.0, many_steady_idle_after=0.0,
+                    cpu_steady_skip_batches=0, cpu_busy_shards=0, many_shards=10, many_idle_seconds=3.0, many_steady_idle_after=0.0,
                     many_traffic_seconds=4.0, memory_shards=4, memory_mib_per_shard=1, cluster_shards=2,
                     cluster_records=2_000, child_timeout_seconds=300.0)
         elif mode == "quick":
             s = cls(mode=mode, repetitions=1, read_shards=[1, 4], read_records={100: 100_000, 1024: 25_000},
-                    write_records={100: 100_000, 1024: 30_000}, write_warmups=1, boto3_seconds=4.0, quota_shards=[2],
+                    write_records={100: 100_000, 1024: 30_000}, write_warmups=1, write_repetitions=1, boto3_seconds=4.0, quota_shards=[2],
                     quota_seconds=15.0, latency_seconds=10.0, fanout_seconds=8.0, realtime_seconds=10.0, scale_shards=[10, 100],
                     aggregation_seconds=5.0, aggregation_latency_seconds=10.0,
                     scale_seconds=25.0,
                     sink_quota_quick=True, paced_shards=[1, 4], cpu_shards=4,
-                    cpu_records={100: 300_000, 1024: 60_000}, cpu_steady_records={100: 600_000, 1024: 100_000}, many_shards=100, many_idle_seconds=10.0, many_steady_idle_after=0.0,
+                    cpu_records={100: 300_000, 1024: 60_000}, cpu_steady_records={100: 600_000, 1024: 100_000},
+                    cpu_busy_shards=16, cpu_busy_steady_records={100: 1_500_000, 1024: 200_000}, many_shards=100, many_idle_seconds=10.0, many_steady_idle_after=0.0,
                     many_traffic_seconds=15.0, memory_shards=8, memory_mib_per_shard=4, cluster_records=40_000,
                     child_timeout_seconds=600.0)
         else:
             s = cls()
         if repetitions is not None:
-            s.repetitions = repetitions
+            s.repetitions = s.write_repetitions = repetitions
         return s
 
     def as_dict(self) -> dict[str, Any]:

@@ -105,11 +105,14 @@ def _cpu_targets(results: dict[str, Any], add: Add) -> None:
         add(name, "-", _not_run(data), None)
     for s in data.get("shapes", []):
         steady = s.get("steadyRatioWithoutJit")
-        add(name, f"{s['recordBytes']} B × {s['shards']} shard(s)",
-            f"{steady} (steady {(s.get('connectorSteady') or {}).get('withoutJitMicrosPerRecord')} vs "
-            f"{s['rawSdk'].get('withoutJitMicrosPerRecord')} µs; whole drain with JIT {s.get('ratioToRawSdk')}, "
-            f"without {s.get('ratioWithoutJit')})",
-            steady is not None and steady <= CPU_RATIO)
+        measured = (f"{steady} (steady {(s.get('connectorSteady') or {}).get('withoutJitMicrosPerRecord')} vs "
+                    f"{s['rawSdk'].get('withoutJitMicrosPerRecord')} µs at {s.get('fractionOfReadQuota')} of the read "
+                    f"quota; whole drain with JIT {s.get('ratioToRawSdk')}, without {s.get('ratioWithoutJit')})")
+        if s.get("judged", True):
+            add(name, f"{s['recordBytes']} B × {s['shards']} shard(s)", measured, steady is not None and steady <= CPU_RATIO)
+        else:
+            add(name, f"{s['recordBytes']} B × {s['shards']} shard(s)", f"not judged (reads at the quota, see the "
+                f"paced loop: {s.get('steadyRatioToPacedWithoutJit')}): {measured}", None)
 
 
 def _sink_targets(results: dict[str, Any], add: Add) -> None:
@@ -295,8 +298,9 @@ def markdown(results: dict[str, Any], plots: dict[str, str], image_prefix: str =
                        f"{_num(r['mibPerSecond'], 2)} | {_num(b['recordsPerSecond'])} | {_num(b['mibPerSecond'], 2)} | "
                        f"{_num(s['ratioToRawSdk'], 3)} |")
         if not inside and data.get("warmupWrites"):
-            out += ["", f"Each contender wrote {data['warmupWrites']} time(s) untimed per record size first; in the timed "
-                    "repetitions the sink and the raw loop take turns going first."]
+            timed = f"{data['repetitions']} timed" if data.get("repetitions") else "the timed"
+            out += ["", f"Each contender wrote {data['warmupWrites']} time(s) untimed per record size first; in {timed} "
+                    "repetitions (medians) the sink and the raw loop take turns going first."]
     write_shapes = [s for s in (results.get("write") or {}).get("shapes", []) if s.get("sinkCpuMicrosPerRecord")]
     if write_shapes:
         out += ["", "Write CPU per record (driver JVM process CPU time without the JIT compilers ÷ records written, "
@@ -441,11 +445,14 @@ def _cpu_section(results: dict[str, Any]) -> list[str]:
            "its first batches and its last batch (the target's figure, without JIT). Paced: the raw SDK loop paced "
            "to the read quota like the connector, over a window of the same backlog: like for like, since the "
            "connector reads at the quota even with quotas off, so what a second costs is spread over the records "
-           "a second brings.", "",
+           "a second brings. The target is judged on the busy shape only: enough shards that the quota the connector "
+           "keeps is above what the machine reads, so the figure is what a record costs, not what a second of "
+           "Spark's micro-batches costs divided by the records the quota lets in.", "",
            "| record | shards | records | drain µs/record | raw SDK µs/record | ratio | "
            "adjusted: drain / raw | without JIT: drain / raw (ratio) | steady µs/record (without JIT) | "
-           "steady ÷ raw, without JIT | paced SDK µs/record without JIT | steady ÷ paced, without JIT |",
-           "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+           "steady records/s (of read quota) | steady ÷ raw, without JIT | paced SDK µs/record without JIT | "
+           "steady ÷ paced, without JIT | judged |",
+           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for s in data["shapes"]:
         c, r = s["connector"], s["rawSdk"]
         steady = s.get("connectorSteady") or {}
@@ -455,9 +462,10 @@ def _cpu_section(results: dict[str, Any]) -> list[str]:
                    f"{_num(r['backgroundAdjustedMicrosPerRecord'], 2)} | "
                    f"{_num(c.get('withoutJitMicrosPerRecord'), 2)} / {_num(r.get('withoutJitMicrosPerRecord'), 2)} "
                    f"({_num(s.get('ratioWithoutJit'), 3)}) | {_num(steady.get('cpuMicrosPerRecord'), 2)} "
-                   f"({_num(steady.get('withoutJitMicrosPerRecord'), 2)}) | {_num(s.get('steadyRatioWithoutJit'), 3)} | "
+                   f"({_num(steady.get('withoutJitMicrosPerRecord'), 2)}) | {_num(s.get('steadyRecordsPerSecond'), 0)} "
+                   f"({_num(s.get('fractionOfReadQuota'), 3)}) | {_num(s.get('steadyRatioWithoutJit'), 3)} | "
                    f"{_num((steady.get('pacedSdk') or {}).get('withoutJitMicrosPerRecord'), 2)} | "
-                   f"{_num(s.get('steadyRatioToPacedWithoutJit'), 3)} |")
+                   f"{_num(s.get('steadyRatioToPacedWithoutJit'), 3)} | {'yes' if s.get('judged', True) else 'no'} |")
     return out
 
 
@@ -645,12 +653,15 @@ DOC_INTRO = """# Benchmarks
    shard), both reading the same backlog in turn from TRIM_HORIZON and measured the same way (the simulator's
    served bytes over a 15 s window after a 5 s warm-up). Targets: connector ≥ 0.95× the paced loop; ≥ 0.97 of
    the byte quota wherever the paced loop reaches 0.97 of it.
-5. **CPU per record** (`cpuPerRecord`) — quotas off, 8 shards, 100 B and 1 KiB: the driver JVM's process CPU
+5. **CPU per record** (`cpuPerRecord`) — quotas off, 8 and 64 shards, 100 B and 1 KiB: the driver JVM's process CPU
    time (`OperatingSystemMXBean.getProcessCpuTime`) per record read, for the connector draining a backlog and for
    the unpaced raw SDK loop. The simulator runs in its own process, so that CPU is the reader's. The whole
    drain includes the query's start, stop and the JIT compilation of its code; the steady figure is a running
    query's CPU between batch completions after its first batches. Target: steady, without the JIT compilers'
-   CPU, ≤ 1.5× the raw loop without its JIT CPU.
+   CPU, ≤ 1.5× the raw loop without its JIT CPU, judged at 64 shards. The connector keeps the read quota even with
+   the simulator's quotas off, so at 8 shards it reads at the quota and its figure is mostly what a second of
+   micro-batches costs (about 100 ms of CPU) spread over the records the quota lets in; that shape is compared
+   with the raw loop paced to the same quota instead.
 6. **End-to-end latency** — a boto3 writer stamps the send time into each record; a `foreachBatch` stamps its
    arrival on the driver; default trigger and `ProcessingTime("100 milliseconds")`.
 7. **Scale** — `StreamingQueryProgress.durationMs` per trigger and ListShards calls per minute for 10, 100 and

@@ -80,7 +80,7 @@ def run(spark: Any, sim: Simulator, settings: Settings) -> dict[str, Any]:
             _warm_up(sim, sdk, df, records, record_bytes, settings)
             for shards in settings.read_shards:
                 reps: dict[str, list[dict[str, Any]]] = {"connector": [], "rawSdk": [], "boto3": []}
-                for rep in range(settings.repetitions):
+                for rep in range(settings.write_repetitions):
                     # Alternating who goes first: whatever one contender leaves behind (a collection, compilation
                     # still going on) falls on each in turn.
                     order = ("connector", "rawSdk") if rep % 2 == 0 else ("rawSdk", "connector")
@@ -100,6 +100,7 @@ def run(spark: Any, sim: Simulator, settings: Settings) -> dict[str, Any]:
     finally:
         sdk.close()
     return {"shapes": shapes, "rawWriteThreads": RAW_WRITE_THREADS, "warmupWrites": settings.write_warmups,
+            "repetitions": settings.write_repetitions,
             "order": "sink and raw loop alternate going first, one repetition each"}
 
 

@@ -82,12 +82,20 @@ def _engine_results() -> dict[str, Any]:
         _paced_shape(1, 0.98, 0.99), _paced_shape(4, 0.90, 0.99), _paced_shape(64, 0.50, 0.60),
         _paced_shape(16, 0.99, 0.99, exhausted=True)]}
     results["cpuPerRecord"] = {"backgroundCpuPerSecond": 0.02, "shapes": [
+        # a shape read at the quota is not judged, whatever its ratio
+        {"recordBytes": 100, "shards": 8, "recordsInStream": 1000, "ratioToRawSdk": 3.0, "steadyRatioWithoutJit": 2.5,
+         "judged": False, "fractionOfReadQuota": 0.98, "steadyRatioToPacedWithoutJit": 1.3,
+         "connector": {"cpuMicrosPerRecord": 3.0, "backgroundAdjustedMicrosPerRecord": 2.9},
+         "connectorSteady": {"cpuMicrosPerRecord": 3.0, "withoutJitMicrosPerRecord": 2.5},
+         "rawSdk": {"cpuMicrosPerRecord": 1.0, "backgroundAdjustedMicrosPerRecord": 0.9, "withoutJitMicrosPerRecord": 1.0}},
         # the verdict follows the steady-state ratio without JIT, not the whole drain's
-        {"recordBytes": 100, "shards": 8, "recordsInStream": 1000, "ratioToRawSdk": 3.0, "steadyRatioWithoutJit": 1.4,
+        {"recordBytes": 100, "shards": 64, "recordsInStream": 1000, "ratioToRawSdk": 3.0, "steadyRatioWithoutJit": 1.4,
+         "judged": True, "fractionOfReadQuota": 0.4,
          "connector": {"cpuMicrosPerRecord": 3.0, "backgroundAdjustedMicrosPerRecord": 2.9},
          "connectorSteady": {"cpuMicrosPerRecord": 2.0, "withoutJitMicrosPerRecord": 1.4},
          "rawSdk": {"cpuMicrosPerRecord": 1.0, "backgroundAdjustedMicrosPerRecord": 0.9, "withoutJitMicrosPerRecord": 1.0}},
-        {"recordBytes": 1024, "shards": 8, "recordsInStream": 1000, "ratioToRawSdk": 1.2, "steadyRatioWithoutJit": 2.0,
+        {"recordBytes": 1024, "shards": 64, "recordsInStream": 1000, "ratioToRawSdk": 1.2, "steadyRatioWithoutJit": 2.0,
+         "judged": True, "fractionOfReadQuota": 0.7,
          "connector": {"cpuMicrosPerRecord": 2.4, "backgroundAdjustedMicrosPerRecord": 2.3},
          "connectorSteady": {"cpuMicrosPerRecord": 4.5, "withoutJitMicrosPerRecord": 4.0},
          "rawSdk": {"cpuMicrosPerRecord": 2.0, "backgroundAdjustedMicrosPerRecord": 1.9, "withoutJitMicrosPerRecord": 2.0}}]}
@@ -126,7 +134,8 @@ def test_paced_read_targets_judge_the_ratio_and_the_quota_where_the_paced_loop_r
 
 def test_engine_targets_for_cpu_scale_memory_and_cluster() -> None:
     rows = targets(_engine_results())
-    assert _verdicts(rows, "CPU per record") == ["PASS", "MISS"]
+    assert _verdicts(rows, "CPU per record") == ["NOT RUN", "PASS", "MISS"]
+    assert "not judged" in [r for r in rows if r["target"].startswith("CPU per record")][0]["value"]
     assert _verdicts(rows, "idle trigger median") == ["PASS"]
     assert _verdicts(rows, "idle driver CPU") == ["MISS"]  # 8 % of a core
     assert _verdicts(rows, "p50 put→row") == ["PASS"]
