@@ -2,6 +2,8 @@ package io.github.sparkkinesis.source
 
 import java.nio.charset.StandardCharsets.{ISO_8859_1, UTF_8}
 
+import scala.annotation.nowarn
+
 import org.apache.spark.unsafe.types.UTF8String
 
 /**
@@ -151,22 +153,25 @@ object RecordBlock {
       val keyBytes = if (encoded == null) key.length else encoded.length
       ensure(keyBytes + length + seq.length)
       bounds(3 * n) = end
-      if (encoded == null) {
-        var k = 0
-        while (k < key.length) { bytes(end + k) = key.charAt(k).toByte; k += 1 }
-      } else System.arraycopy(encoded, 0, bytes, end, encoded.length)
+      if (encoded == null) latin1Into(key, end) else System.arraycopy(encoded, 0, bytes, end, encoded.length)
       end += keyBytes
       bounds(3 * n + 1) = end
       System.arraycopy(data, offset, bytes, end, length)
       end += length
       bounds(3 * n + 2) = end
-      var k = 0
-      while (k < seq.length) { bytes(end + k) = seq.charAt(k).toByte; k += 1 }
+      latin1Into(seq, end) // sequence numbers are decimal digits
       end += seq.length
       subs(n) = sub
       arrivals(n) = arrival
       n += 1
     }
+
+    /**
+     * The string's chars as bytes, for ASCII only: a copy of a compact string's own bytes (the char loop it
+     * replaces was a seventh of a 100 B record's decoding, measured).
+     */
+    @nowarn("cat=deprecation")
+    private def latin1Into(s: String, at: Int): Unit = s.getBytes(0, s.length, bytes, at)
 
     private def ensure(more: Int): Unit =
       if (bytes.length - end < more) bytes = java.util.Arrays.copyOf(bytes, math.max(2 * bytes.length, end + more))

@@ -120,6 +120,8 @@ object ShardReader {
     }
     val out = new RecordBlock.Builder(records.size, math.min(size, Int.MaxValue - 64).toInt)
     var bytes = 0L
+    // A shard's records come in sequence order: once one is past `position`, so is every plain record after it.
+    var past = false
     val each = records.iterator()
     while (each.hasNext) {
       val r = each.next()
@@ -128,7 +130,8 @@ object ShardReader {
       val arrival = r.approximateArrivalTimestamp().toEpochMilli
       if (KplDeaggregator.isAggregated(data)) {
         KplDeaggregator.splitInto(out, key, r.sequenceNumber(), arrival, data, position)
-      } else if (SequenceNumbers.isAfter(position, r.sequenceNumber(), 0L)) {
+      } else if (past || SequenceNumbers.isAfter(position, r.sequenceNumber(), 0L)) {
+        past = true
         out.add(r.partitionKey(), data, 0, data.length, r.sequenceNumber(), 0L, arrival)
       }
     }
