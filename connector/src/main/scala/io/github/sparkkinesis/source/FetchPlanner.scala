@@ -39,6 +39,9 @@ final class FetchPlanner(config: SourceConfig, discovery: ShardDiscovery) extend
     }
   }
 
+  /** The last answer of `readableShards`, and the listing and offset it was for. */
+  @volatile private var readable: Option[(Map[ShardKey, ShardMeta], KinesisSourceOffset, Seq[ShardKey])] = None
+
   /** Shards already reported lost, so a query going on past them (failOnDataLoss=false) warns once each. */
   private val reportedLost = mutable.Set.empty[ShardKey]
 
@@ -50,14 +53,21 @@ final class FetchPlanner(config: SourceConfig, discovery: ShardDiscovery) extend
    */
   def readableShards(start: KinesisSourceOffset): Seq[ShardKey] = {
     val shards = discovery.shards()
+    // Triggers on an idle stream ask again with the same offset and listing (four a second): the same answer.
+    readable match {
+      case Some((s, o, keys)) if (s eq shards) && (o eq start) => return keys
+      case _ =>
+    }
     reportExpired(start, shards)
     def finished(key: ShardKey) = start.get(key).contains(ShardEnd) || !shards.contains(key)
     // Strict (`toVector`): on Scala 2.12 `values.toSeq` is a lazy Stream, and what is planned here goes to tasks.
-    shards.values.toVector
+    val keys = shards.values.toVector
       .filter(s => !start.get(s.key).contains(ShardEnd))
       .filter(s => s.parents.forall(p => finished(ShardKey(s.key.stream, p))))
       .map(_.key)
       .sorted
+    readable = Some((shards, start, keys))
+    keys
   }
 
   /**

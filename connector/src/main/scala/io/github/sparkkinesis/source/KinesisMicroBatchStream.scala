@@ -36,7 +36,8 @@ final class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: St
   /** Signals counted when the last snapshot started, and whether every executor of that snapshot signals. */
   private var signalsSeen = 0L
   private var executorsSignal = false
-  private var lastReadable = Set.empty[ShardKey]
+  /** The shards the last snapshot read, sorted as `readableShards` gives them (often the very same instance). */
+  private var lastReadable: Seq[ShardKey] = Nil
   /** Where each shard is prefetched: its snapshot and batch tasks go there. */
   private var owners = Map.empty[ShardKey, String]
   /** The groups behind the last offset returned: the batch's tasks are cut exactly as the snapshot's were. */
@@ -112,7 +113,8 @@ final class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: St
     // Idle (the last snapshot found nothing): no Spark job until an executor signals a change, the shards change,
     // or IdleSnapshotInterval passes (feeds are kept alive and metrics refreshed). A trigger waits IdleTriggerWait
     // for a signal, then reports nothing new. Without signals, a snapshot waits on the executors (IdleWait).
-    val idle = !lastAdvanced && availableNowCutoff.isEmpty && executorsSignal && readable.toSet == lastReadable
+    val idle = !lastAdvanced && availableNowCutoff.isEmpty && executorsSignal &&
+      ((readable eq lastReadable) || readable == lastReadable)
     val periodic = idle && System.nanoTime() - lastSnapshotNanos >= IdleSnapshotInterval.toNanos
     if (idle && !periodic && !signal.awaitAfter(signalsSeen, IdleTriggerWait.toNanos)) return unchanged(start)
     signalsSeen = signal.count
@@ -140,7 +142,7 @@ final class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: St
     lastAdvanced = snapshots.exists(_.advanced)
     lastBehind = snapshots.exists(_.state.millisBehindLatest.exists(_ > CatchUpBehindMillis))
     lastSnapshotNanos = System.nanoTime()
-    lastReadable = readable.toSet
+    lastReadable = readable
     executorsSignal = listening && stats.nonEmpty && stats.forall(_.signalsDriver)
     owners ++= snapshots.map(s => s.key -> s.location)
     progress.record(snapshots, stats)
@@ -225,7 +227,7 @@ final class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: St
   }
 
   override def metrics(latestConsumedOffset: Optional[Offset]): java.util.Map[String, String] =
-    progress.metrics(discovery.shards().values.toSeq).asJava
+    progress.metrics(discovery.shards()).asJava
 
   override def toString: String = s"KinesisMicroBatchStream[${config.streams.mkString(",")}]"
 }

@@ -302,18 +302,32 @@ object Prefetcher extends Logging {
     val expected = ShardFeed.AnswerHeapFactor * plan.answerBytes
     reserved.addAndGet(expected)
     val call = try feed.fetcher.poll(plan.limit) catch { case e: Throwable => CompletableFuture.failedFuture[Poll](e) }
+    feed.inFlightSinceNanos = startedNanos
     feed.inFlight = call
     if (feed.stopped) call.cancel(false) // stopped while the call was being made
-    // A call that never ends would hold its slot and its reservation for good: the SDK's own timeouts should end
-    // it first, this bounds it whatever happens. A pushed answer waits as long as its shard is quiet.
-    (if (slot) call.orTimeout(CallTimeout.toMillis, TimeUnit.MILLISECONDS) else call).whenComplete { (poll: Poll, error: Throwable) =>
+    call.whenComplete { (poll: Poll, error: Throwable) =>
       try {
         reserved.addAndGet(-expected)
         completed(feed, poll, error, startedNanos)
       } catch {
         case NonFatal(e) => logWarning(s"Taking the answer for ${feed.key} failed", e); feed.onFailure(e)
-      } finally scheduler.execute { () => if (slot) callsInFlight -= 1; startCalls() } // its reservation is back: waiters may go
+      } finally scheduler.execute { () => // its reservation is back: waiters may go; the feed waits for its next call
+        if (slot) callsInFlight -= 1
+        tryCall(feed)
+        startCalls()
+      }
     }
+  }
+
+  /**
+   * A call that never ends would hold its slot and its reservation for good: the SDK's own timeouts should end it
+   * first, this bounds it whatever happens (checked every second, not a timer per call: one a call woke a thread
+   * each time). A pushed answer waits as long as its shard is quiet, so it has no bound.
+   */
+  private def endOverdueCall(feed: ShardFeed, now: Long): Unit = {
+    val call = feed.inFlight
+    if (call != null && !feed.fetcher.pushed && !call.isDone && now - feed.inFlightSinceNanos > CallTimeout.toNanos)
+      call.completeExceptionally(new TimeoutException(s"a call for ${feed.key} took longer than $CallTimeout"))
   }
 
   private def completed(feed: ShardFeed, poll: Poll, error: Throwable, startedNanos: Long): Unit = {
@@ -336,7 +350,6 @@ object Prefetcher extends Logging {
     // Waiters re-check only when what they wait for may have changed: an idle shard's empty answer changes nothing.
     if (error != null || (poll != null && !poll.records.isEmpty) || feed.hasPolled != polledBefore ||
       feed.caughtUp != caughtUpBefore || feed.finished) changed(feed.sourceId)
-    if (!feed.finished) dispatchIn(feed, feed.nextCallNanos - System.nanoTime())
   }
 
   private def wakeWaitingForMemory(): Unit = scheduler.execute(() => startCalls())
@@ -344,6 +357,7 @@ object Prefetcher extends Logging {
   private def evictAbandoned(): Unit = {
     val now = System.nanoTime()
     feeds.entrySet().removeIf { e =>
+      endOverdueCall(e.getValue, now)
       val gap = Option(activity.get(e.getKey._1)).map(_.longestGapNanos).getOrElse(0L)
       val gone = e.getValue.abandoned(now, math.max(AbandonedFloor.toNanos, 3 * gap))
       if (gone) {

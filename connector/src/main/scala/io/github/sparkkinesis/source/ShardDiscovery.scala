@@ -16,8 +16,20 @@ final class ShardDiscovery(config: SourceConfig) {
   private val client: KinesisClient = KinesisClientFactory.sync(config.connection)
   private val listings = new TtlCache[String, Seq[ShardMeta]](config.shardFetchInterval.toNanos)
 
-  def shards(): Map[ShardKey, ShardMeta] =
-    config.streams.flatMap(stream => listings.get(stream)(_ => listShards(stream))).map(m => m.key -> m).toMap
+  /** The last map built and the listings it came from: until a listing is renewed, the same map is returned. */
+  @volatile private var built: (Seq[Seq[ShardMeta]], Map[ShardKey, ShardMeta]) = (Nil, Map.empty)
+
+  /** Every shard listed, by key. The same instance while the listings are unchanged, so callers may memoize on it. */
+  def shards(): Map[ShardKey, ShardMeta] = {
+    val lists = config.streams.map(stream => listings.get(stream)(_ => listShards(stream)))
+    val (from, map) = built
+    if (from.size == lists.size && from.zip(lists).forall { case (a, b) => a eq b }) map
+    else {
+      val fresh = lists.flatten.map(m => m.key -> m).toMap
+      built = (lists, fresh)
+      fresh
+    }
+  }
 
   /** Forget the cached listing: the next call lists again (after a shard was seen to close). */
   def invalidate(): Unit = listings.clear()

@@ -52,7 +52,9 @@ final class ShardFeed(
 
   @volatile var stopped = false
   /** The call running for this feed, cancelled when the feed stops (it must not keep its slot, see [[Prefetcher]]). */
-  @volatile private[source] var inFlight: java.util.concurrent.Future[_] = null
+  @volatile private[source] var inFlight: java.util.concurrent.CompletableFuture[_] = null
+  /** When the call in flight started (System.nanoTime), for [[Prefetcher.CallTimeout]]. */
+  @volatile private[source] var inFlightSinceNanos = 0L
   @volatile private[source] var nextCallNanos: Long = System.nanoTime()
   @volatile private[source] var idlePolls = 0
   /** When the current run of empty answers at the tip began. */

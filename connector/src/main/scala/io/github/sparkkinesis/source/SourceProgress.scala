@@ -22,8 +22,12 @@ final class SourceProgress {
   private var heldBytes = 0L
   private var bufferLimit = 0L
   private var plannedBatch = true
+  /** The last metrics and the listing they counted: reported again as they are until a snapshot or the listing
+   * changes (Spark asks on every trigger, four a second on an idle stream). */
+  private var reported: Option[(Map[ShardKey, ShardMeta], Map[String, String])] = None
 
   def record(latest: Seq[ShardSnapshot], stats: Seq[ExecutorStats]): Unit = synchronized {
+    reported = None
     snapshots = latest
     // Each of an executor's tasks reports the same JVM-wide counters: the latest (largest) one counts.
     val perExecutor = stats.groupBy(_.location).map { case (loc, s) => loc -> s.maxBy(_.calls.calls) }
@@ -42,9 +46,17 @@ final class SourceProgress {
   }
 
   /** Enhanced fan-out consumers the query reads through (one per stream), once registered. */
-  def registeredConsumers(n: Int): Unit = synchronized { consumers = n }
+  def registeredConsumers(n: Int): Unit = synchronized { consumers = n; reported = None }
 
-  def metrics(shards: Seq[ShardMeta]): Map[String, String] = synchronized {
+  def metrics(shards: Map[ShardKey, ShardMeta]): Map[String, String] = synchronized {
+    reported.collect { case (s, m) if s eq shards => m }.getOrElse {
+      val m = compute(shards.values)
+      reported = Some(shards -> m)
+      m
+    }
+  }
+
+  private def compute(shards: Iterable[ShardMeta]): Map[String, String] = {
     val behind = snapshots.flatMap(_.state.millisBehindLatest)
     val planned = snapshots.filter(_.advanced)
     Map(

@@ -13,7 +13,7 @@ class SourceProgressSuite extends AnyFunSuite {
 
   test("calls made while idle are reported with the next batch, not lost between progress reports") {
     val p = new SourceProgress
-    def reported(k: String) = p.metrics(Nil)(k).toLong
+    def reported(k: String) = p.metrics(Map.empty)(k).toLong
     p.record(Seq(snapshot(advanced = true)), Seq(stats(calls = 10, throttled = 0)))
     assert(reported("kinesisCalls") == 10)
     p.record(Seq(snapshot(advanced = false)), Seq(stats(calls = 14, throttled = 2)))
@@ -23,5 +23,17 @@ class SourceProgressSuite extends AnyFunSuite {
     assert(reported("kinesisCalls") == 11 && reported("numAwsRateLimitErrors") == 3, "the batch carries them")
     p.record(Seq(snapshot(advanced = true)), Seq(stats(calls = 25, throttled = 3)))
     assert(reported("kinesisCalls") == 4 && reported("throttledCalls") == 0, "after a batch, counting starts over")
+  }
+
+  test("metrics are counted again for a new listing, and not recounted while neither listing nor snapshot changes") {
+    val p = new SourceProgress
+    p.record(Seq(snapshot(advanced = true)), Seq(stats(calls = 10, throttled = 0)))
+    val open = Map(key -> ShardMeta(key, Nil, BigInt(0), closed = false))
+    val closed = Map(key -> ShardMeta(key, Nil, BigInt(0), closed = true))
+    assert(p.metrics(open)("numClosedShards") == "0")
+    assert(p.metrics(closed)("numClosedShards") == "1", "a renewed listing is counted")
+    assert(p.metrics(closed) eq p.metrics(closed), "the same listing and snapshot: the same report")
+    p.record(Seq(snapshot(advanced = false)), Seq(stats(calls = 12, throttled = 0)))
+    assert(p.metrics(closed)("kinesisCalls") == "2", "a snapshot recounts")
   }
 }
