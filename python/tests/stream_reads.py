@@ -5,12 +5,17 @@ from __future__ import annotations
 from typing import Any
 
 import boto3
+from botocore.config import Config
 
 
 def kinesis_client(endpoint: str) -> Any:
+    """A client whose calls back off and retry when throttled: the tests poll streams the simulator holds to AWS's
+    read quota (5 GetRecords a second per shard, shared with the query), and botocore's default two retries ran out
+    once while a test polled its target stream every 0.2 s."""
     return boto3.client(
         "kinesis", endpoint_url=endpoint, region_name="us-east-1",
         aws_access_key_id="test", aws_secret_access_key="test",
+        config=Config(retries={"mode": "standard", "max_attempts": 10}),
     )
 
 
