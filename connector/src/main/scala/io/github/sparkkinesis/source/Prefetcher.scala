@@ -36,6 +36,8 @@ object Prefetcher extends Logging {
   val AbandonedFloor: java.time.Duration = java.time.Duration.ofSeconds(30)
   private val MaxGapNanos = java.time.Duration.ofMinutes(30).toNanos
   private val AwaitTickNanos = java.time.Duration.ofMillis(20).toNanos
+  /** Where the JVM's grid of idle polls starts ([[ShardFeed.burstAligned]]). */
+  private val BurstOriginNanos = System.nanoTime()
 
   private val feeds = new ConcurrentHashMap[(String, ShardKey), ShardFeed]()
   private val held = new AtomicLong()
@@ -344,7 +346,8 @@ object Prefetcher extends Logging {
         feed.config.minFetchPeriod, feed.config.idlePollCap)
       // Spaced from the call's start, as Kinesis counts calls and bytes when it serves them: a call's own time
       // is not lost from the shard's quota (measured: 0.91-0.95 of the quota paced from the answer instead).
-      feed.nextCallNanos = if (feed.fetcher.pushed) System.nanoTime() else startedNanos + math.max(pace, idle)
+      feed.nextCallNanos = if (feed.fetcher.pushed) System.nanoTime()
+        else ShardFeed.burstAligned(startedNanos + math.max(pace, idle), idle, startedNanos + pace, BurstOriginNanos)
       if (feed.stopped) held.addAndGet(-feed.release())
     }
     // Waiters re-check only when what they wait for may have changed: an idle shard's empty answer changes nothing.

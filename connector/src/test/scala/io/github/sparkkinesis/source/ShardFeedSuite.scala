@@ -121,6 +121,22 @@ class ShardFeedSuite extends AnyFunSuite {
     assert(wait(100, 3600, ofSeconds(1)) == 1000 && wait(1, 0, ofMillis(300)) == 300, "a lower maximum wins")
   }
 
+  test("long idle waits end on the tick before, so silent shards are polled together; shorter ones are kept") {
+    val s = 1000000000L
+    val origin = -7 * s + 123
+    def aligned(nanos: Long, idle: Long, earliest: Long = Long.MinValue) =
+      ShardFeed.burstAligned(nanos, idle, earliest, origin)
+    assert(aligned(origin + 43 * s - 1, 10 * s) == origin + 42 * s, "sooner, never later")
+    assert(aligned(origin + 43 * s, 10 * s) == origin + 43 * s, "already on a tick")
+    assert(aligned(origin + 42 * s + 1, 5 * s) == origin + 42 * s, "from BurstFrom on")
+    assert(aligned(origin + 42 * s + 1, 5 * s - 1) == origin + 42 * s + 1, "a shorter wait")
+    assert(aligned(origin + 42 * s + 1, 0) == origin + 42 * s + 1, "pacing alone")
+    assert(aligned(origin - s / 2, 10 * s) == origin - s, "before the origin (nanoTime may be negative)")
+    assert(aligned(origin + 42 * s + 1, 10 * s, earliest = origin + 42 * s) == origin + 42 * s, "pacing allows it")
+    assert(aligned(origin + 42 * s + 1, 10 * s, earliest = origin + 42 * s + 1) == origin + 42 * s + 1,
+      "never inside the pacing (a minFetchPeriod longer than the idle wait)")
+  }
+
   test("a failed feed is finished, refuses commits and offers no records") {
     val f = feed()
     f.onPoll(poll(records(1 to 2)), _ => true)
