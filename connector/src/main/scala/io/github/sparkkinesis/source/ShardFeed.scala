@@ -94,29 +94,12 @@ final class ShardFeed(
    * more than `freeBytes` can take once the answer is decoded ([[ShardFeed.AnswerHeapFactor]]).
    */
   def nextCall(freeBytes: Long, targetBytes: Long): CallPlan = synchronized {
-    val wanted = wantedBytes(targetBytes)
+    val target = math.min(ShardFeed.MaxResponseBytes, targetBytes)
+    val floor = if (fetcher != null && fetcher.pushed) ShardFeed.MinPushedReservationBytes else ShardFeed.MinReservationBytes
+    val wanted = if (polls == 0) target else math.min(target, math.max(floor, 2 * lastResponseBytes))
     val bytes = if (spill) wanted else math.min(wanted, freeBytes / ShardFeed.AnswerHeapFactor)
     val limit = math.max(1L, math.min(config.maxRecordsPerFetch.toLong, bytes / avgRecordBytes)).toInt
     CallPlan(limit, math.min(ShardFeed.MaxResponseBytes, limit * avgRecordBytes))
-  }
-
-  private def wantedBytes(targetBytes: Long): Long = {
-    val target = math.min(ShardFeed.MaxResponseBytes, targetBytes)
-    val floor = if (fetcher != null && fetcher.pushed) ShardFeed.MinPushedReservationBytes else ShardFeed.MinReservationBytes
-    if (polls == 0) target else math.min(target, math.max(floor, 2 * lastResponseBytes))
-  }
-
-  /**
-   * The smallest answer a polled call is worth making for: a [[ShardFeed.MinCallShare]] of `answerRoom` (what all
-   * calls in flight may bring, so a small buffer can always make one) and of `targetBytes` while the shard is behind
-   * its tip, or of what a shard at its tip wants (little: a quiet shard must not wait for room it will not use).
-   * With less room free the feed waits for memory: a shard paced at five calls a second needs answers of a fifth
-   * of its quota, and every call costs its thread about the same CPU (signing, HTTP) however little it brings.
-   * Not from the last answers while behind: small answers under a full buffer would shrink the next ones.
-   */
-  def minCallBytes(targetBytes: Long, answerRoom: Long): Long = synchronized {
-    val wanted = if (atTip) wantedBytes(targetBytes) else math.min(ShardFeed.MaxResponseBytes, targetBytes)
-    math.max(1L, math.min(wanted, answerRoom) / ShardFeed.MinCallShare)
   }
 
   /**
@@ -256,8 +239,6 @@ object ShardFeed {
    * drain: in-flight answers, not held records, filled most of the heap when calls reserved their records' bytes only).
    */
   val AnswerHeapFactor = 3L
-  /** See [[ShardFeed.minCallBytes]]: a quarter lets a shard reach its read quota at four calls a second. */
-  val MinCallShare = 4L
 
   /** One poll of an idle shard per this share of its silence (a shard silent for a minute: every 6 s). */
   val SilenceShare = 10
