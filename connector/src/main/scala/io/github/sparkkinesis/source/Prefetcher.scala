@@ -283,14 +283,26 @@ object Prefetcher extends Logging {
         else math.min(limit - held.get(), ShardFeed.AnswerHeapFactor * limit / InFlightShare)
       room - reserved.get()
     }
+    // A polled call waits for room for a useful answer (ShardFeed.minCallBytes): with the buffer nearly full,
+    // thirty-two calls of a few records each would cost far more CPU per record than a few full ones.
+    def needed(feed: ShardFeed) = if (feed.fetcher.pushed) 1L
+      else math.max(1L, ShardFeed.AnswerHeapFactor *
+        feed.minCallBytes(ShardReader.callTargetBytes(feed.config), bufferLimit(feed.config) / InFlightShare))
     def start(feed: ShardFeed): Unit =
       if (feed.finished) ()
-      else if (!feed.spill && free(feed) <= 0) waitingForMemory.addLast(feed)
+      else if (!feed.spill && free(feed) < needed(feed)) waitingForMemory.addLast(feed)
       else call(feed, math.max(free(feed), 1L))
-    // Space freed (a commit, a call's answer smaller than it might have been): the longest waiting go first.
-    while (!waitingForMemory.isEmpty && free(waitingForMemory.peekFirst()) > 0) {
-      val feed = waitingForMemory.pollLast()
-      if (feed.fetcher.pushed) pushedReady.addFirst(feed) else readyToCall.addFirst(feed)
+    // Space freed (a commit, a call's answer smaller than it might have been): those it is enough for go, the
+    // longest waiting first; a shard behind its tip waiting for room for a full call holds back no quiet one.
+    if (!waitingForMemory.isEmpty) {
+      val newestFirst = waitingForMemory.descendingIterator()
+      while (newestFirst.hasNext) {
+        val feed = newestFirst.next()
+        if (free(feed) >= needed(feed)) {
+          newestFirst.remove()
+          if (feed.fetcher.pushed) pushedReady.addFirst(feed) else readyToCall.addFirst(feed)
+        }
+      }
     }
     while (!pushedReady.isEmpty) start(pushedReady.pollFirst())
     while (callsInFlight < MaxCallsInFlight && !readyToCall.isEmpty) start(readyToCall.pollFirst())

@@ -103,6 +103,21 @@ final class ShardFeed(
   }
 
   /**
+   * The room a call of a shard behind its tip waits for: a [[ShardFeed.MinCallShare]] of `targetBytes` (its quota's
+   * second), or of `answerRoom` (what all calls in flight may bring) when that is smaller, so a small buffer can
+   * always make one. A shard paced at five calls a second needs answers of a fifth of its quota, and every call
+   * costs its thread about the same CPU (signing, HTTP) however little it brings: with a full buffer freed a little
+   * at a time, calls of a few records each followed each other. None (0) for a shard at its tip or not yet read:
+   * quiet shards and a query's first calls go as soon as any room is free (waiting there cost a thousand idle
+   * shards CPU and latency, measured). Not from the last answers: small answers under a full buffer would shrink
+   * the next ones.
+   */
+  def minCallBytes(targetBytes: Long, answerRoom: Long): Long = synchronized {
+    if (polls == 0 || atTip || failure.nonEmpty) 0L
+    else math.min(math.min(ShardFeed.MaxResponseBytes, targetBytes), answerRoom) / ShardFeed.MinCallShare
+  }
+
+  /**
    * The next batch starts at `from`: records up to it were planned and their batch committed, so they are dropped.
    * Returns the bytes freed, or None when `from` is not a position this feed reached (the feed is then replaced by
    * one that starts there).
@@ -239,6 +254,8 @@ object ShardFeed {
    * drain: in-flight answers, not held records, filled most of the heap when calls reserved their records' bytes only).
    */
   val AnswerHeapFactor = 3L
+  /** See [[ShardFeed.minCallBytes]]: a quarter lets a shard reach its read quota at four calls a second. */
+  val MinCallShare = 4L
 
   /** One poll of an idle shard per this share of its silence (a shard silent for a minute: every 6 s). */
   val SilenceShare = 10

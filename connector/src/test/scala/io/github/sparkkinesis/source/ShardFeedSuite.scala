@@ -161,6 +161,22 @@ class ShardFeedSuite extends AnyFunSuite {
       "a quiet shard holds little space for its next call (here: one record of its size)")
   }
 
+  test("a call waits for room for a quarter of a second of quota while behind, for none at the tip or first") {
+    val f = feed()
+    val mib = 1L << 20
+    def kib(from: Int, n: Int) = (from until from + n).map(i => UserRecord("k", new Array[Byte](1023), f"$i%05d", 0, i.toLong))
+    assert(f.minCallBytes(2 * mib, 8 * mib) == 0, "a first call takes whatever room there is")
+    f.onPoll(poll(kib(1, 16), behind = 60000), _ => true)
+    assert(f.minCallBytes(2 * mib, 8 * mib) == mib / 2, "behind its tip: a quarter of a second of the quota")
+    f.onPoll(poll(kib(17, 2), behind = 50000), _ => true)
+    assert(f.minCallBytes(2 * mib, 8 * mib) == mib / 2, "small answers while behind do not shrink the next")
+    assert(f.minCallBytes(2 * mib, 32 * 1024) == 8 * 1024, "a 1 MiB buffer's in-flight room still lets a call go")
+    f.onPoll(poll(IndexedSeq.empty), _ => true)
+    assert(f.minCallBytes(2 * mib, 8 * mib) == 0, "a quiet shard at its tip waits for no room")
+    f.onPoll(poll(kib(19, 100)), _ => true)
+    assert(f.minCallBytes(2 * mib, 8 * mib) == 0, "at its tip with traffic: none either")
+  }
+
   test("records of 100 bytes: a call asks for the 10,000-record maximum once their size is known") {
     val f = feed()
     f.onPoll(poll((1 to 1000).map(i => UserRecord("k", new Array[Byte](99), f"$i%05d", 0, i.toLong))), _ => true)

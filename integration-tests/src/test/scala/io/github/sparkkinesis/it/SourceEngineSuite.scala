@@ -3,6 +3,8 @@ package io.github.sparkkinesis.it
 import java.time.Duration
 import java.util.concurrent.atomic.{AtomicBoolean, AtomicLong}
 
+import scala.jdk.CollectionConverters._
+
 import io.github.sparkkinesis.source.Prefetcher
 import org.apache.spark.sql.DataFrame
 import org.apache.spark.sql.streaming.Trigger
@@ -57,6 +59,38 @@ class SourceEngineSuite extends AnyFunSuite with SimulatorSourceTest {
       assert(peak > 0, "records were held")
       assert(peak <= 2 * limit, s"held $peak bytes with fetchBufferSize=$limit")
       assert(collector.batchIds.size >= 6, "a full buffer ends a batch: the backlog needs several")
+    } finally simulator.admin.quotas(enabled = true, factor = 1.0)
+  }
+
+  test("with the buffer full, a call waits for room for a useful answer instead of asking for a few records") {
+    val stream = newStreamName("nibble")
+    kinesis.createStream(stream, 16)
+    simulator.admin.quotas(enabled = false)
+    try {
+      // About 12 MiB, three times the buffer, spread over every shard (no shard reaches its tip early).
+      val put = kinesis.putAll(stream, (1 to 12000).map(i => (s"key-$i", s"n-$i-" + "x" * 1000)))
+      def served = {
+        val shards = simulator.admin.counters().path("streams").path(stream).path("shards").elements().asScala.toSeq
+        (shards.map(_.path("getRecordsCalls").asLong()).sum, shards.map(_.path("getRecordsRecords").asLong()).sum)
+      }
+      val collector = new Collector
+      // Small batches free the full buffer a few hundred KiB at a time: room comes back in small pieces.
+      val query = collector.start(kinesisReader(stream, "initialPosition" -> "trim_horizon", "fetchBufferSize" -> "4m",
+        "maxRecordsPerTrigger" -> "400"), newCheckpoint(), Trigger.ProcessingTime(0))
+      val (before, after) = try {
+        // The middle of the catch-up: every shard behind its tip, the buffer full.
+        eventually("a quarter of the backlog to be read", Duration.ofSeconds(120)) { collector.records.size >= 3000 }
+        val before = served
+        eventually("three quarters of the backlog to be read", Duration.ofSeconds(120)) { collector.records.size >= 9000 }
+        val after = served
+        eventually("the backlog to be read", Duration.ofSeconds(120)) { collector.records.size >= put.size }
+        (before, after)
+      } finally query.stop()
+      assertExactly(collector.records, put)
+      val (calls, records) = (after._1 - before._1, after._2 - before._2)
+      // 4m: answers in flight may bring 128 KiB, and a call waits for room for 32 KiB of them (about 30 records):
+      // measured 39 records a call, and 14 when a call took whatever room there was.
+      assert(calls > 0 && records >= 25 * calls, s"$calls GetRecords calls for $records records in the middle of the catch-up")
     } finally simulator.admin.quotas(enabled = true, factor = 1.0)
   }
 
