@@ -108,9 +108,8 @@ final class ShardFeed(
    * always make one. A shard paced at five calls a second needs answers of a fifth of its quota, and every call
    * costs its thread about the same CPU (signing, HTTP) however little it brings: with a full buffer freed a little
    * at a time, calls of a few records each followed each other. None (0) for a shard at its tip or not yet read:
-   * quiet shards and a query's first calls go as soon as any room is free (waiting there cost a thousand idle
-   * shards CPU and latency, measured). Not from the last answers: small answers under a full buffer would shrink
-   * the next ones.
+   * quiet shards and a query's first calls bring little and go as soon as any room is free, not behind catch-up
+   * calls. Not from the last answers: small answers under a full buffer would shrink the next ones.
    */
   def minCallBytes(targetBytes: Long, answerRoom: Long): Long = synchronized {
     if (polls == 0 || atTip || failure.nonEmpty) 0L
