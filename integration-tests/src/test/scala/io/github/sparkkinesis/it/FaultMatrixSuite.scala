@@ -104,7 +104,7 @@ class FaultMatrixSuite extends AnyFunSuite with SimulatorSourceTest {
 
   test("1. the driver killed with SIGKILL mid-batch (spark-submit), restarted from the checkpoint") {
     val stream = newStream("driver-kill", 2)
-    val work = Files.createTempDirectory("driver-kill-")
+    val work = TempDirs.create("driver-kill-")
     val out = Files.createDirectories(work.resolve("out"))
     def probe(log: String, mode: String) = SparkSubmitRun.start(work.resolve(log), "local[2]", DriverKillProbe.getClass,
       Seq(endpoint.toString, stream, work.resolve("checkpoint").toString, out.toString, mode, "2"))
@@ -126,7 +126,7 @@ class FaultMatrixSuite extends AnyFunSuite with SimulatorSourceTest {
 
   test("2. an executor JVM killed mid-write (local-cluster[2,1,1024]): all stored, duplicates only from its task") {
     val stream = newStream("executor-kill-sink", 2)
-    val work = Files.createTempDirectory("sink-executor-kill-")
+    val work = TempDirs.create("sink-executor-kill-")
     val (n, tasks) = (4000L, 4)
     val run = SparkSubmitRun.start(work.resolve("spark-submit.log"), "local-cluster[2,1,1024]",
       SinkExecutorKillProbe.getClass, Seq(endpoint.toString, stream, work.toString, n.toString, tasks.toString))
@@ -142,7 +142,7 @@ class FaultMatrixSuite extends AnyFunSuite with SimulatorSourceTest {
 
   test("13. a row rejected for good: the task fails naming the column; Spark's retries send nothing again") {
     val stream = newStream("rejected-row", 1)
-    val work = Files.createTempDirectory("sink-rejected-row-")
+    val work = TempDirs.create("sink-rejected-row-")
     val n = 60
     val run = SparkSubmitRun.start(work.resolve("spark-submit.log"), "local[2,4]", RejectedRowProbe.getClass,
       Seq(endpoint.toString, stream, n.toString))

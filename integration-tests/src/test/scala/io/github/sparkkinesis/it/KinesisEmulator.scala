@@ -2,7 +2,6 @@ package io.github.sparkkinesis.it
 
 import java.io.File
 import java.net.URI
-import java.nio.file.Files
 
 import scala.sys.process._
 
@@ -23,7 +22,7 @@ object KinesisEmulator {
   def start(): KinesisEmulator = sys.env.get("KINESIS_ENDPOINT").filter(_.nonEmpty) match {
     case Some(endpoint) => new KinesisEmulator(URI.create(endpoint), None)
     case None =>
-      val dir = Files.createTempDirectory("kinesis-mock-").toFile
+      val dir = TempDirs.create("kinesis-mock-").toFile
       val err = new StringBuilder
       val out = try Seq(launcher.getPath, "start", "--state-dir", dir.getPath).!!(ProcessLogger(l => err.append(l).append('\n')))
         catch { case e: RuntimeException => throw new IllegalStateException(s"kinesis-mock did not start: $err", e) }

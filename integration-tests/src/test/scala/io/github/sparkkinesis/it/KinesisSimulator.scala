@@ -2,7 +2,6 @@ package io.github.sparkkinesis.it
 
 import java.io.File
 import java.net.URI
-import java.nio.file.Files
 
 import scala.sys.process._
 
@@ -40,7 +39,7 @@ object KinesisSimulator {
     "system property sparkkinesis.simulatorJar is not set: run the integration tests through sbt (make test)")))
 
   def start(options: Seq[String] = Nil, stateDir: Option[File] = None): KinesisSimulator = {
-    val dir = stateDir.getOrElse(Files.createTempDirectory("kinesis-simulator-").toFile)
+    val dir = stateDir.getOrElse(TempDirs.create("kinesis-simulator-").toFile)
     val err = new StringBuilder
     val command = Process(Seq(launcher.getPath, "start", "--state-dir", dir.getPath) ++ options, None,
       "KINESIS_SIMULATOR_JAR" -> jar.getPath)

@@ -1,6 +1,5 @@
 package io.github.sparkkinesis.it
 
-import java.nio.file.Files
 import java.util.concurrent.ConcurrentHashMap
 import java.util.concurrent.atomic.AtomicLong
 
@@ -288,7 +287,7 @@ class KinesisSinkSuite extends AnyFunSuite with EmulatorSuite with SparkSuite wi
     val input = MemoryStream[Long](Encoders.scalaLong, spark.sqlContext)
     val query = input.toDF().select(concat(lit("k"), col("value") % 5).as("partitionKey"), col("value").cast("string").as("data"))
       .writeStream.format("kinesis").options(options(name))
-      .option("checkpointLocation", Files.createTempDirectory("sink-ckpt").toString).start()
+      .option("checkpointLocation", TempDirs.create("sink-ckpt").toString).start()
     try {
       input.addData(0L until 300L)
       query.processAllAvailable()
@@ -311,7 +310,7 @@ class KinesisSinkSuite extends AnyFunSuite with EmulatorSuite with SparkSuite wi
     val counts = input.toDF().groupBy((col("value") % 2).cast("string").as("partitionKey")).count()
       .select(col("partitionKey"), col("count").cast("string").as("data"))
     def start(mode: String) = counts.writeStream.format("kinesis").options(options(name)).outputMode(mode)
-      .option("checkpointLocation", Files.createTempDirectory("sink-ckpt").toString).start()
+      .option("checkpointLocation", TempDirs.create("sink-ckpt").toString).start()
     val query = start("complete")
     try {
       input.addData(1L to 3L)
@@ -325,7 +324,7 @@ class KinesisSinkSuite extends AnyFunSuite with EmulatorSuite with SparkSuite wi
     val update = input2.toDF().groupBy((col("value") % 2).cast("string").as("partitionKey")).count()
       .select(col("partitionKey"), col("count").cast("string").as("data"))
       .writeStream.format("kinesis").options(options(name)).outputMode("update")
-      .option("checkpointLocation", Files.createTempDirectory("sink-ckpt").toString).start()
+      .option("checkpointLocation", TempDirs.create("sink-ckpt").toString).start()
     try {
       input2.addData(1L to 3L)
       update.processAllAvailable()
@@ -341,7 +340,7 @@ class KinesisSinkSuite extends AnyFunSuite with EmulatorSuite with SparkSuite wi
     val input = MemoryStream[Long](Encoders.scalaLong, spark.sqlContext)
     val query = input.toDF().select(col("value").cast("string").as("partitionKey"))
       .writeStream.format("kinesis").options(options(stream(shards = 1)))
-      .option("checkpointLocation", Files.createTempDirectory("sink-ckpt").toString).start()
+      .option("checkpointLocation", TempDirs.create("sink-ckpt").toString).start()
     input.addData(1L)
     val m = failure(query.awaitTermination())
     assert(m.contains("no 'data' column"), m)
@@ -349,7 +348,7 @@ class KinesisSinkSuite extends AnyFunSuite with EmulatorSuite with SparkSuite wi
 
   test("streaming restart after a failure mid-batch: every record present, duplicates only from the failed batch") {
     val name = stream(shards = 1)
-    val checkpoint = Files.createTempDirectory("sink-ckpt").toString
+    val checkpoint = TempDirs.create("sink-ckpt").toString
     val input = MemoryStream[Long](Encoders.scalaLong, spark.sqlContext)
     val failing = udf((id: Long) => { SinkFailureSwitch.check(id); id })
     // One record per request, one request in flight: a task holds at most 3 records unacknowledged, so most of

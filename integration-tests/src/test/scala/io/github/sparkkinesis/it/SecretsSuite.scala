@@ -18,7 +18,7 @@ import org.scalatest.funsuite.AnyFunSuite
  * STS (a local stub), and the records arrive.
  */
 class SecretsSuite extends AnyFunSuite with SimulatorSuite with SparkSuite {
-  private val eventLogDir = Files.createTempDirectory("secrets-event-log-").toFile
+  private val eventLogDir = TempDirs.create("secrets-event-log-").toFile
   override protected def sparkConf: Map[String, String] =
     Map("spark.eventLog.enabled" -> "true", "spark.eventLog.dir" -> eventLogDir.toURI.toString,
       "spark.eventLog.compress" -> "false")
@@ -62,7 +62,7 @@ class SecretsSuite extends AnyFunSuite with SimulatorSuite with SparkSuite {
       val streaming = spark.readStream.format("kinesis").options(options(from) + ("initialPosition" -> "trim_horizon")).load()
       seen ++= printed(streaming.explain(true))
       val query = streaming.writeStream.format("kinesis").options(options(to))
-        .option("checkpointLocation", Files.createTempDirectory("secrets-checkpoint-").toString)
+        .option("checkpointLocation", TempDirs.create("secrets-checkpoint-").toString)
         .trigger(Trigger.AvailableNow()).start()
       assert(query.awaitTermination(Duration.ofMinutes(2).toMillis), "the streaming copy did not finish")
       query.exception.foreach(e => throw e)

@@ -1,7 +1,6 @@
 package io.github.sparkkinesis.it
 
 import java.math.BigInteger
-import java.nio.file.Files
 import java.security.MessageDigest
 
 import scala.jdk.CollectionConverters._
@@ -98,7 +97,7 @@ class SinkAggregationSuite extends AnyFunSuite with SimulatorSuite with SparkSui
     val query = input.toDF().select(concat(lit("k"), (col("value") % 60).cast("string")).as("partitionKey"),
         col("value").cast("string").as("data"))
       .writeStream.format("kinesis").options(options(stream))
-      .option("checkpointLocation", Files.createTempDirectory("sinkagg-ckpt").toString).start()
+      .option("checkpointLocation", TempDirs.create("sinkagg-ckpt").toString).start()
     try {
       input.addData(0L until 400L)
       query.processAllAvailable()

@@ -19,7 +19,7 @@ class SourceClusterSuite extends AnyFunSuite with SimulatorSuite {
   test("two executors: batches read what their executor prefetched; one executor killed: no loss, no duplicate") {
     val stream = TestKinesis.freshName("cluster")
     simulatorKinesis.createStream(stream, 4)
-    val work = Files.createTempDirectory("source-cluster-")
+    val work = TempDirs.create("source-cluster-")
     val command = Seq(
       TestEnv.sparkSubmit.getPath,
       "--master", "local-cluster[2,1,1024]",

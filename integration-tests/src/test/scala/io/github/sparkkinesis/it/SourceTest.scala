@@ -1,7 +1,6 @@
 package io.github.sparkkinesis.it
 
 import java.net.URI
-import java.nio.file.Files
 import java.time.Duration
 import java.util.concurrent.ConcurrentLinkedQueue
 
@@ -46,7 +45,7 @@ trait SourceTestBase extends SparkSuite { this: Suite =>
     spark.readStream.format("kinesis").options(base ++ options).load()
   }
 
-  def newCheckpoint(): String = Files.createTempDirectory("kinesis-checkpoint-").toString
+  def newCheckpoint(): String = TempDirs.create("kinesis-checkpoint-").toString
 
   /** Collects every batch a query writes, with its batch id. */
   final class Collector {

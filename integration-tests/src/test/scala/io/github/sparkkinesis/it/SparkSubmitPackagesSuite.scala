@@ -24,7 +24,7 @@ class SparkSubmitPackagesSuite extends AnyFunSuite {
     assert(!Files.readString(pom.toPath).contains("<dependency>"),
       "the published pom must declare no dependencies: the jar is self-contained")
 
-    val work = Files.createTempDirectory("spark-submit-packages-")
+    val work = TempDirs.create("spark-submit-packages-")
     // Only the local Maven repository: resolution cannot reach the network, and a fresh Ivy cache per run means
     // a re-published snapshot is never served stale.
     val ivySettings = work.resolve("ivysettings.xml")
