@@ -92,6 +92,8 @@ def _check_source_engine_sections(results: dict[str, Any], settings: Settings) -
     steady = cpu["connectorSteady"]
     assert 0 < steady["records"] <= settings.cpu_steady_records[100] and steady["batches"] >= 1, steady
     assert steady["jvmCpuSeconds"] >= steady["jitCpuSeconds"] >= 0
+    # the raw loop drained the same backlog before and after the query
+    assert [r["records"] for r in steady["rawSdkBracket"]["runs"]] == [settings.cpu_steady_records[100]] * 2, steady
     # A smoke read is so short that the raw loop's CPU can be all JIT (then no ratio).
     assert (cpu["steadyRatioWithoutJit"] is not None) == (cpu["rawSdk"]["withoutJitMicrosPerRecord"] > 0), cpu
 

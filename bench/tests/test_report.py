@@ -75,6 +75,18 @@ def _paced_shape(shards: int, connector: float, paced: float, exhausted: bool = 
     return summarize(shards, 100, 1000, False, 1.0, {"connector": [run(connector)], "pacedSdk": [run(paced)]})
 
 
+def _bracketed_shape(earlier_ratio: float, bracket_ratio: float) -> dict[str, Any]:
+    raw = {"cpuMicrosPerRecord": 3.0, "withoutJitMicrosPerRecord": 2.5}
+    return {"recordBytes": 1024, "shards": 64, "recordsInStream": 1000, "ratioToRawSdk": 1.2,
+            "steadyRatioWithoutJit": earlier_ratio, "steadyRatioToBracketWithoutJit": bracket_ratio,
+            "judged": True, "fractionOfReadQuota": 0.7,
+            "connector": {"cpuMicrosPerRecord": 2.4, "backgroundAdjustedMicrosPerRecord": 2.3},
+            "connectorSteady": {"cpuMicrosPerRecord": 4.5, "withoutJitMicrosPerRecord": 4.0,
+                                "rawSdkBracket": {**raw, "runs": [raw, raw]}},
+            "rawSdk": {"cpuMicrosPerRecord": 2.0, "backgroundAdjustedMicrosPerRecord": 1.9,
+                       "withoutJitMicrosPerRecord": 2.0}}
+
+
 def _engine_results() -> dict[str, Any]:
     """The source read engine's sections as they write them (hand-made figures)."""
     results = _results()
@@ -98,7 +110,9 @@ def _engine_results() -> dict[str, Any]:
          "judged": True, "fractionOfReadQuota": 0.7,
          "connector": {"cpuMicrosPerRecord": 2.4, "backgroundAdjustedMicrosPerRecord": 2.3},
          "connectorSteady": {"cpuMicrosPerRecord": 4.5, "withoutJitMicrosPerRecord": 4.0},
-         "rawSdk": {"cpuMicrosPerRecord": 2.0, "backgroundAdjustedMicrosPerRecord": 1.9, "withoutJitMicrosPerRecord": 2.0}}]}
+         "rawSdk": {"cpuMicrosPerRecord": 2.0, "backgroundAdjustedMicrosPerRecord": 1.9, "withoutJitMicrosPerRecord": 2.0}},
+        # with the raw loop's drains of the same backlog around the query, the verdict follows them
+        _bracketed_shape(earlier_ratio=1.2, bracket_ratio=1.8), _bracketed_shape(earlier_ratio=2.0, bracket_ratio=1.3)]}
     duration = {"median": 120.0, "p95": 200.0, "max": 250.0, "n": 28}
     results["manyShards"] = {
         "shards": 1000, "startSeconds": 3.0, "sparkAloneCpu": {"fractionOfOneCore": 0.01, "wallSeconds": 10.0},
@@ -134,7 +148,7 @@ def test_paced_read_targets_judge_the_ratio_and_the_quota_where_the_paced_loop_r
 
 def test_engine_targets_for_cpu_scale_memory_and_cluster() -> None:
     rows = targets(_engine_results())
-    assert _verdicts(rows, "CPU per record") == ["NOT RUN", "PASS", "MISS"]
+    assert _verdicts(rows, "CPU per record") == ["NOT RUN", "PASS", "MISS", "MISS", "PASS"]
     assert "not judged" in [r for r in rows if r["target"].startswith("CPU per record")][0]["value"]
     assert _verdicts(rows, "idle trigger median") == ["PASS"]
     assert _verdicts(rows, "idle driver CPU") == ["MISS"]  # 8 % of a core
@@ -197,6 +211,7 @@ def test_summary_has_the_engine_sections() -> None:
         assert title in text, title
     assert "| 100 B | 1 | 0.98 (0.98) | 0.99 (0.99) | 0.990 |" in text
     assert "| 64 × 20 | 10 KiB | yes | 131,072 of 131,072 |" in text
+    assert "| 2.50 / 2.50 (1.800) |" in text  # the raw loop's drains around the query, and the judged ratio
 
 
 def test_progress_summary_reads_the_new_metric_names() -> None:
