@@ -11,6 +11,8 @@ import org.apache.spark.unsafe.types.UTF8String
  * answer in one byte array, their bounds in one int array, sub-sequence numbers and arrival times in two long
  * arrays. A buffered record is then a few dozen bytes beside its payload instead of five objects, and the
  * garbage collector copies a handful of arrays per answer instead of tracing millions of records held for a batch.
+ * A large payload the SDK decoded into an array of its own is kept as that array ([[RecordBlock.Builder.adopt]]):
+ * copying it into the block and again into a row cost more than one more object among few large ones.
  *
  * A block is a view (`first`, `size`) over shared arrays: dropping committed records or planning part of an answer
  * makes a smaller view, never a copy. Never mutated once built, so views may be read from any thread.
@@ -21,6 +23,10 @@ final class RecordBlock private (
     bounds: Array[Int],
     subs: Array[Long],
     arrivals: Array[Long],
+    /** Record i's payload when it was adopted (its span in `bytes` is then empty); null when none was. */
+    adopted: Array[Array[Byte]],
+    /** What adopted payloads before record i cost the heap ([[RecordBlock.AdoptedOverheadBytes]] each included). */
+    adoptedHeap: Array[Long],
     /** Records in the arrays (a view may show fewer). */
     total: Int,
     first: Int,
@@ -36,8 +42,19 @@ final class RecordBlock private (
   def partitionKey(i: Int): UTF8String = { val b = at(i); UTF8String.fromBytes(bytes, bounds(b), bounds(b + 1) - bounds(b)) }
   def keyString(i: Int): String = { val b = at(i); new String(bytes, bounds(b), bounds(b + 1) - bounds(b), UTF_8) }
 
-  /** A copy of the payload: a row's binary column must own an array of exactly its length. */
-  def data(i: Int): Array[Byte] = { val b = at(i); java.util.Arrays.copyOfRange(bytes, bounds(b + 1), bounds(b + 2)) }
+  /**
+   * The payload in an array of exactly its length, as a row's binary column holds it: the adopted array itself
+   * (shared, never written: Spark copies a scan's rows into its own format first), else a copy.
+   */
+  def data(i: Int): Array[Byte] = {
+    val b = at(i)
+    val own = adoptedAt(first + i)
+    if (own != null) own else java.util.Arrays.copyOfRange(bytes, bounds(b + 1), bounds(b + 2))
+  }
+
+  private def adoptedAt(k: Int): Array[Byte] = if (adopted == null) null else adopted(k)
+  private def adoptedLength(k: Int): Int = { val own = adoptedAt(k); if (own == null) 0 else own.length }
+  private def adoptedHeapBefore(k: Int): Long = if (adoptedHeap == null) 0L else adoptedHeap(k)
 
   def sequenceNumberUtf8(i: Int): UTF8String = { val b = at(i); UTF8String.fromBytes(bytes, bounds(b + 2), bounds(b + 3) - bounds(b + 2)) }
   def sequenceNumber(i: Int): String = { val b = at(i); new String(bytes, bounds(b + 2), bounds(b + 3) - bounds(b + 2), ISO_8859_1) }
@@ -45,10 +62,10 @@ final class RecordBlock private (
   def arrivalMillis(i: Int): Long = arrivals(first + i)
 
   /** What the stream counts for the record: payload and partition key (UTF-8) bytes. */
-  def recordBytes(i: Int): Long = { val b = at(i); bounds(b + 2) - bounds(b) }
+  def recordBytes(i: Int): Long = { val b = at(i); bounds(b + 2) - bounds(b) + adoptedLength(first + i) }
 
   /** What holding the record costs: its bytes and its share of the arrays. */
-  def heapBytes(i: Int): Long = { val b = at(i); bounds(b + 3) - bounds(b) + RecordBlock.PerRecordBytes }
+  def heapBytes(i: Int): Long = { at(i); heapBytes(i, i + 1) }
 
   def position(i: Int): ShardPosition.After = ShardPosition.After(sequenceNumber(i), subSequenceNumber(i))
   def lastPosition: Option[ShardPosition.After] = if (isEmpty) None else Some(position(size - 1))
@@ -89,7 +106,11 @@ final class RecordBlock private (
 
   /** [[heapBytes]] of records `from` until `until`. */
   def heapBytes(from: Int, until: Int): Long =
-    if (until <= from) 0L else bounds(3 * (first + until)) - bounds(3 * (first + from)) + RecordBlock.PerRecordBytes * (until - from)
+    if (until <= from) 0L
+    else {
+      bounds(3 * (first + until)) - bounds(3 * (first + from)) + RecordBlock.PerRecordBytes * (until - from) +
+        adoptedHeapBefore(first + until) - adoptedHeapBefore(first + from)
+    }
 
   def take(n: Int): RecordBlock = slice(0, n)
   def drop(n: Int): RecordBlock = slice(n, size)
@@ -97,7 +118,7 @@ final class RecordBlock private (
   def slice(from: Int, until: Int): RecordBlock = {
     val f = math.max(0, math.min(from, size))
     val u = math.max(f, math.min(until, size))
-    if (f == 0 && u == size) this else new RecordBlock(bytes, bounds, subs, arrivals, total, first + f, u - f)
+    if (f == 0 && u == size) this else new RecordBlock(bytes, bounds, subs, arrivals, adopted, adoptedHeap, total, first + f, u - f)
   }
 
   /**
@@ -111,9 +132,15 @@ final class RecordBlock private (
       val rebased = new Array[Int](3 * size + 1)
       var k = 0
       while (k <= 3 * size) { rebased(k) = bounds(3 * first + k) - from; k += 1 }
+      val heap = if (adoptedHeap == null) null else {
+        val h = new Array[Long](size + 1)
+        var j = 0
+        while (j <= size) { h(j) = adoptedHeap(first + j) - adoptedHeap(first); j += 1 }
+        h
+      }
       new RecordBlock(java.util.Arrays.copyOfRange(bytes, from, bounds(3 * (first + size))), rebased,
         java.util.Arrays.copyOfRange(subs, first, first + size), java.util.Arrays.copyOfRange(arrivals, first, first + size),
-        size, 0, size)
+        if (adopted == null) null else java.util.Arrays.copyOfRange(adopted, first, first + size), heap, size, 0, size)
     }
 
   def iterator: Iterator[UserRecord] = Iterator.range(0, size).map(record)
@@ -122,6 +149,10 @@ final class RecordBlock private (
 object RecordBlock {
   /** The arrays' part of one record: three bounds, a sub-sequence number and an arrival time. */
   val PerRecordBytes = 28L
+  /** Payloads at least this large are adopted (kept as the array they came in), smaller ones copied in. */
+  val AdoptMinBytes = 512
+  /** An adopted payload's cost beside its bytes: the array's header, its slot and its share of the heap sums. */
+  val AdoptedOverheadBytes = 28L
 
   val empty: RecordBlock = new Builder(0).result()
 
@@ -137,17 +168,43 @@ object RecordBlock {
     private var bounds = new Array[Int](3 * math.max(1, expectedRecords) + 1)
     private var subs = new Array[Long](math.max(1, expectedRecords))
     private var arrivals = new Array[Long](math.max(1, expectedRecords))
+    private var adopted: Array[Array[Byte]] = null
+    private var adoptedHeap: Array[Long] = null
     private var n = 0
     private var end = 0
 
     def size: Int = n
 
-    def add(key: String, data: Array[Byte], offset: Int, length: Int, seq: String, sub: Long, arrival: Long): Unit = {
+    /** Adds a record whose payload is copied in from `data`. */
+    def add(key: String, data: Array[Byte], offset: Int, length: Int, seq: String, sub: Long, arrival: Long): Unit =
+      put(key, data, offset, length, seq, sub, arrival)
+
+    /**
+     * Adds a record whose payload is the whole of `data`, which nobody writes to again (an array the SDK decoded
+     * for this record): a large one is kept as it is, a small one copied in like [[add]].
+     */
+    def adopt(key: String, data: Array[Byte], seq: String, sub: Long, arrival: Long): Unit =
+      if (data.length < AdoptMinBytes) put(key, data, 0, data.length, seq, sub, arrival)
+      else {
+        if (adopted == null) {
+          adopted = new Array[Array[Byte]](subs.length)
+          adoptedHeap = new Array[Long](subs.length + 1)
+        }
+        put(key, data, 0, 0, seq, sub, arrival)
+        adopted(n - 1) = data
+        adoptedHeap(n) += data.length + AdoptedOverheadBytes
+      }
+
+    private def put(key: String, data: Array[Byte], offset: Int, length: Int, seq: String, sub: Long, arrival: Long): Unit = {
       if (n == subs.length) {
         val grown = math.max(2 * n, 4)
         bounds = java.util.Arrays.copyOf(bounds, 3 * grown + 1)
         subs = java.util.Arrays.copyOf(subs, grown)
         arrivals = java.util.Arrays.copyOf(arrivals, grown)
+        if (adopted != null) {
+          adopted = java.util.Arrays.copyOf(adopted, grown)
+          adoptedHeap = java.util.Arrays.copyOf(adoptedHeap, grown + 1)
+        }
       }
       val encoded = if (isAscii(key)) null else key.getBytes(UTF_8) // keys are almost always ASCII
       val keyBytes = if (encoded == null) key.length else encoded.length
@@ -164,6 +221,7 @@ object RecordBlock {
       subs(n) = sub
       arrivals(n) = arrival
       n += 1
+      if (adoptedHeap != null) adoptedHeap(n) = adoptedHeap(n - 1)
     }
 
     /**
@@ -186,7 +244,7 @@ object RecordBlock {
     def result(): RecordBlock = {
       bounds(3 * n) = end
       val held = if (bytes.length > end + end / 4 + 64) java.util.Arrays.copyOf(bytes, end) else bytes
-      new RecordBlock(held, bounds, subs, arrivals, n, 0, n)
+      new RecordBlock(held, bounds, subs, arrivals, adopted, adoptedHeap, n, 0, n)
     }
   }
 }

@@ -116,7 +116,10 @@ object ShardReader {
     val it = records.iterator()
     while (it.hasNext) {
       val r = it.next()
-      size += r.data().asByteArrayUnsafe().length + r.partitionKey().length + r.sequenceNumber().length
+      val data = r.data().asByteArrayUnsafe()
+      // Plain records' large payloads are adopted, not copied into the block (see RecordBlock.Builder.adopt).
+      val copied = if (data.length < RecordBlock.AdoptMinBytes || KplDeaggregator.isAggregated(data)) data.length else 0
+      size += copied + r.partitionKey().length + r.sequenceNumber().length
     }
     val out = new RecordBlock.Builder(records.size, math.min(size, Int.MaxValue - 64).toInt)
     var bytes = 0L
@@ -132,7 +135,7 @@ object ShardReader {
         KplDeaggregator.splitInto(out, key, r.sequenceNumber(), arrival, data, position)
       } else if (past || SequenceNumbers.isAfter(position, r.sequenceNumber(), 0L)) {
         past = true
-        out.add(r.partitionKey(), data, 0, data.length, r.sequenceNumber(), 0L, arrival)
+        out.adopt(r.partitionKey(), data, r.sequenceNumber(), 0L, arrival)
       }
     }
     Poll(out.result(), bytes, Option(millisBehindLatest).map(_.longValue).getOrElse(0L), ended)

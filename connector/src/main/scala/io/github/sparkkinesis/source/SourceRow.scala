@@ -7,8 +7,8 @@ import org.apache.spark.unsafe.types.UTF8String
 /**
  * The one mutable row a partition reader hands to Spark (Spark copies each row into its own format before asking
  * for the next), and what it counted. The stream and shard strings are encoded once per shard, keys and sequence
- * numbers are wrapped where the record block holds them, longs are stored unboxed, the payload is copied once into
- * the array the row's binary column owns.
+ * numbers are wrapped where the record block holds them, longs are stored unboxed, and the payload is the block's
+ * own array when the block adopted it (large payloads), else copied once into an array of its length.
  */
 private[source] final class SourceRow {
   val row = new SpecificInternalRow(KinesisSchema.schema.map(_.dataType))

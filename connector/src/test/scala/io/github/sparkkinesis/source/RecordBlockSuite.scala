@@ -57,6 +57,23 @@ class RecordBlockSuite extends AnyFunSuite {
     assert(b.compact() eq b, "a whole block is already compact")
   }
 
+  test("large payloads are adopted, not copied; small ones copied in; sizes, heap shares and views stay right") {
+    val big = Array.tabulate[Byte](RecordBlock.AdoptMinBytes)(_.toByte)
+    val out = new RecordBlock.Builder(1, 8)
+    out.adopt("a", Array[Byte](1, 2), "1", 0, 1L)
+    out.adopt("bb", big, "2", 0, 2L)
+    (3 to 9).foreach(i => out.adopt("c", new Array[Byte](RecordBlock.AdoptMinBytes + i), i.toString, 0, i.toLong))
+    val b = out.result()
+    assert(b.size == 9 && (b.data(1) eq big), "a large payload is handed on as the array it came in")
+    assert(!(b.data(0) eq b.data(0)) && b.data(0).sameElements(Array[Byte](1, 2)), "a small one is copied out")
+    assert(b.recordBytes(1) == big.length + 2 && b.recordBytes(0) == 3 && b.data(8).length == RecordBlock.AdoptMinBytes + 9)
+    assert(b.heapBytes(1) == big.length + 2 + 1 + RecordBlock.PerRecordBytes + RecordBlock.AdoptedOverheadBytes)
+    assert(b.heapBytes(0, 9) == (0 until 9).map(b.heapBytes).sum && b.drop(2).heapBytes(0, 3) == b.heapBytes(2, 5))
+    val own = b.slice(1, 4).compact()
+    assert((own.data(0) eq big) && own.heapBytes(0, 3) == b.heapBytes(1, 4) && own.recordBytes(2) == b.recordBytes(3))
+    assert(own.lastPosition.contains(After("4", 0)) && own.keyString(0) == "bb")
+  }
+
   private def aggregate(keys: Seq[String], records: Seq[(Int, String)]): Array[Byte] = {
     val body = new java.io.ByteArrayOutputStream()
     val out = CodedOutputStream.newInstance(body)
