@@ -1,0 +1,22 @@
+"""The raw writer's even spread: record i lands in hash-key range i mod shards of an evenly split stream."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from bench.loops import BATCH, spread_hash_key
+
+
+def test_records_are_dealt_round_robin_into_each_range_of_an_evenly_split_stream() -> None:
+    for shards in (1, 7, 64, 1000):
+        width = 2**128 // shards
+        for i in range(3 * shards):
+            key = int(spread_hash_key(i, shards))
+            assert 0 <= key < 2**128
+            assert i % shards * width <= key < (i % shards + 1) * width, (shards, i)
+
+
+def test_the_writers_two_requests_together_hold_every_shard_within_one_record() -> None:
+    shards = 64
+    counts = Counter(int(spread_hash_key(i, shards)) * shards >> 128 for i in range(2 * BATCH))
+    assert len(counts) == shards and max(counts.values()) - min(counts.values()) <= 1
