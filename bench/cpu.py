@@ -202,11 +202,15 @@ def _bracket(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
     return {**{k: round((before[k] + after[k]) / 2, 3) for k in keys}, "runs": [before, after]}
 
 
-def _shape_plan(settings: Settings) -> list[tuple[int, dict[int, int], bool]]:
-    """(shards, steady backlog by record size, judged): the quota-bound shape, and the busy one the target judges."""
-    plan = [(settings.cpu_shards, settings.cpu_steady_records, settings.cpu_busy_shards <= 0)]
+def _shape_plan(settings: Settings) -> list[tuple[dict[int, int], dict[int, int], bool]]:
+    """(shards by record size, steady backlog by record size, judged): the quota-bound shape, and the busy one the
+    target judges."""
+    plan = [({size: settings.cpu_shards for size in settings.record_sizes}, settings.cpu_steady_records,
+             settings.cpu_busy_shards <= 0)]
     if settings.cpu_busy_shards > 0:
-        plan.append((settings.cpu_busy_shards, settings.cpu_busy_steady_records, True))
+        busy = {size: settings.cpu_busy_shards_by_size.get(size, settings.cpu_busy_shards)
+                for size in settings.record_sizes}
+        plan.append((busy, settings.cpu_busy_steady_records, True))
     return plan
 
 
@@ -224,9 +228,9 @@ def run(spark: Any, sim: Simulator, settings: Settings) -> dict[str, Any]:
                 for record_bytes in settings.record_sizes:
                     if record_bytes not in steady_records:
                         continue
-                    shape = measure(spark, sim, sdk, cpu, shards, record_bytes, settings.cpu_records[record_bytes],
+                    shape = measure(spark, sim, sdk, cpu, shards[record_bytes], record_bytes, settings.cpu_records[record_bytes],
                                     settings.repetitions, background, jit)
-                    steady = steady_state(spark, sim, sdk, cpu, jit, shards, record_bytes,
+                    steady = steady_state(spark, sim, sdk, cpu, jit, shards[record_bytes], record_bytes,
                                           steady_records[record_bytes], settings.cpu_steady_skip_batches)
                     shapes.append(_with_steady(shape, steady, judged))
                     _print(shapes[-1])

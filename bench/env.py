@@ -100,6 +100,9 @@ class Settings:
     #: a second shape with so many shards that the read quota (which the connector keeps even with quotas off) is
     #: above what the machine reads: the target's shape (0: none), and its steady backlog by record size
     cpu_busy_shards: int = 64
+    #: the busy shape's shard count where a record size needs more (the rest use cpu_busy_shards): 64 shards of
+    #: 1 KiB records, dealt evenly, let in 125,000 records/s, and the connector read at 0.90-0.92 of that
+    cpu_busy_shards_by_size: dict[int, int] = field(default_factory=lambda: {1024: 128})
     cpu_busy_steady_records: dict[int, int] = field(default_factory=lambda: {100: 6_000_000, 1024: 1_000_000})
     #: one wide stream idle then with a record per shard per second (bench/many_shards.py)
     many_shards: int = 1000
@@ -126,7 +129,7 @@ class Settings:
                     aggregation_seconds=0.5, aggregation_latency_seconds=4.0,
                     sink_quota_quick=True, paced_shards=[1], paced_seconds=2.0, cpu_shards=1,
                     cpu_records={100: 2_000}, cpu_warmup_records=500, cpu_steady_records={100: 3_000},
-                    cpu_steady_skip_batches=0, cpu_busy_shards=0, many_shards=10, many_idle_seconds=3.0, many_steady_idle_after=0.0,
+                    cpu_steady_skip_batches=0, cpu_busy_shards=0, cpu_busy_shards_by_size={}, many_shards=10, many_idle_seconds=3.0, many_steady_idle_after=0.0,
                     many_traffic_seconds=4.0, memory_shards=4, memory_mib_per_shard=1, cluster_shards=2,
                     cluster_records=2_000, child_timeout_seconds=300.0)
         elif mode == "quick":
@@ -137,7 +140,7 @@ class Settings:
                     scale_seconds=25.0,
                     sink_quota_quick=True, paced_shards=[1, 4], cpu_shards=4,
                     cpu_records={100: 300_000, 1024: 60_000}, cpu_steady_records={100: 600_000, 1024: 100_000},
-                    cpu_busy_shards=16, cpu_busy_steady_records={100: 1_500_000, 1024: 200_000}, many_shards=100, many_idle_seconds=10.0, many_steady_idle_after=0.0,
+                    cpu_busy_shards=16, cpu_busy_shards_by_size={}, cpu_busy_steady_records={100: 1_500_000, 1024: 200_000}, many_shards=100, many_idle_seconds=10.0, many_steady_idle_after=0.0,
                     many_traffic_seconds=15.0, memory_shards=8, memory_mib_per_shard=4, cluster_records=40_000,
                     child_timeout_seconds=600.0)
         else:

@@ -13,6 +13,8 @@ P50_MS = 1000.0
 PACED_RATIO = 0.95
 PACED_QUOTA_FRACTION = 0.97
 CPU_RATIO = 1.5
+#: a judged CPU shape reading above this share of the read quota is flagged: it is no longer only CPU-bound
+CPU_BUSY_QUOTA_FRACTION = 0.8
 IDLE_TRIGGER_MS = 300.0
 IDLE_CPU_FRACTION = 0.05
 CLUSTER_SERVED_RATIO = 1.05
@@ -115,6 +117,9 @@ def _cpu_targets(results: dict[str, Any], add: Add) -> None:
                     f"{s.get('steadyRatioWithoutJit')}; whole drain with JIT {s.get('ratioToRawSdk')}, without "
                     f"{s.get('ratioWithoutJit')})")
         if s.get("judged", True):
+            if (s.get("fractionOfReadQuota") or 0) > CPU_BUSY_QUOTA_FRACTION:
+                measured += (f"; near the read quota the connector keeps, so partly what a second costs (paced loop: "
+                             f"{s.get('steadyRatioToPacedWithoutJit')})")
             add(name, f"{s['recordBytes']} B × {s['shards']} shard(s)", measured, steady is not None and steady <= CPU_RATIO)
         else:
             add(name, f"{s['recordBytes']} B × {s['shards']} shard(s)", f"not judged (reads at the quota, see the "

@@ -149,12 +149,21 @@ def test_paced_read_targets_judge_the_ratio_and_the_quota_where_the_paced_loop_r
 def test_engine_targets_for_cpu_scale_memory_and_cluster() -> None:
     rows = targets(_engine_results())
     assert _verdicts(rows, "CPU per record") == ["NOT RUN", "PASS", "MISS", "MISS", "PASS"]
-    assert "not judged" in [r for r in rows if r["target"].startswith("CPU per record")][0]["value"]
+    cpu_values = [r["value"] for r in rows if r["target"].startswith("CPU per record")]
+    assert "not judged" in cpu_values[0]
+    assert ["near the read quota" in v for v in cpu_values] == [False, False, False, False, False]
     assert _verdicts(rows, "idle trigger median") == ["PASS"]
     assert _verdicts(rows, "idle driver CPU") == ["MISS"]  # 8 % of a core
     assert _verdicts(rows, "p50 put→row") == ["PASS"]
     assert _verdicts(rows, "backlog drained with a 1 GiB") == ["PASS"]  # 240 - 60 - 128 = 52 MiB beyond the buffer
     assert _verdicts(rows, "GetRecords bytes ≤ 1.05×") == ["MISS"]  # 1.0588
+
+
+def test_a_judged_cpu_shape_near_the_read_quota_is_flagged_and_still_judged() -> None:
+    results = _engine_results()
+    results["cpuPerRecord"]["shapes"][-1]["fractionOfReadQuota"] = 0.92
+    rows = [r for r in targets(results) if r["target"].startswith("CPU per record")]
+    assert [r["verdict"] for r in rows][-1] == "PASS" and "near the read quota" in rows[-1]["value"]
 
 
 def test_memory_target_misses_when_the_live_heap_outgrows_the_buffer() -> None:

@@ -1,9 +1,11 @@
-"""The raw writer's even spread: record i lands in hash-key range i mod shards of an evenly split stream."""
+"""The bench's pure helpers: the raw writer's even spread over a stream's shards, the CPU section's shapes."""
 
 from __future__ import annotations
 
 from collections import Counter
 
+from bench.cpu import _shape_plan
+from bench.env import Settings
 from bench.loops import BATCH, spread_hash_key
 
 
@@ -20,3 +22,10 @@ def test_the_writers_two_requests_together_hold_every_shard_within_one_record() 
     shards = 64
     counts = Counter(int(spread_hash_key(i, shards)) * shards >> 128 for i in range(2 * BATCH))
     assert len(counts) == shards and max(counts.values()) - min(counts.values()) <= 1
+
+
+def test_the_busy_cpu_shape_takes_more_shards_where_a_record_size_asks_for_them() -> None:
+    settings = Settings.for_mode("full")
+    (quota_bound, _, judged_first), (busy, _, judged) = _shape_plan(settings)
+    assert quota_bound == {100: 8, 1024: 8} and not judged_first and judged
+    assert busy == {100: 64, 1024: 128}
