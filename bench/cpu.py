@@ -19,7 +19,8 @@ Two shapes. The connector keeps each shard's read quota even when the simulator 
 (`cpu_shards`) it reads at the quota and its figure is mostly what a second of micro-batches costs (Spark's job,
 planning and checkpoint files: about 100 ms of CPU per batch, measured) divided by the records the quota lets in;
 that shape is compared with the raw loop paced to the same quota. The target is judged on the busy shape
-(`cpu_busy_shards`): enough shards that the quota is above what the machine reads, as when CPU matters."""
+(`cpu_busy_shards`, more for a record size that needs them: `cpu_busy_shards_by_size`): enough shards that the
+quota is above what the machine reads, as when CPU matters."""
 
 from __future__ import annotations
 
@@ -228,8 +229,8 @@ def run(spark: Any, sim: Simulator, settings: Settings) -> dict[str, Any]:
                 for record_bytes in settings.record_sizes:
                     if record_bytes not in steady_records:
                         continue
-                    shape = measure(spark, sim, sdk, cpu, shards[record_bytes], record_bytes, settings.cpu_records[record_bytes],
-                                    settings.repetitions, background, jit)
+                    shape = measure(spark, sim, sdk, cpu, shards[record_bytes], record_bytes,
+                                    settings.cpu_records[record_bytes], settings.repetitions, background, jit)
                     steady = steady_state(spark, sim, sdk, cpu, jit, shards[record_bytes], record_bytes,
                                           steady_records[record_bytes], settings.cpu_steady_skip_batches)
                     shapes.append(_with_steady(shape, steady, judged))
