@@ -127,6 +127,7 @@ def traffic_phase(sim: Simulator, stream: str, query: Any, arrivals: _Arrivals, 
     sent = [0]
     stop = threading.Event()
     started_ms = time.time() * 1000
+    before, started = sim.stream_counters(stream)["operations"], time.monotonic()
     loads = load()
     arrivals.measure_from = time.time() + warmup
     writer = threading.Thread(target=_traffic, args=(sim, stream, hash_keys, seconds, sent, stop), daemon=True)
@@ -137,6 +138,7 @@ def traffic_phase(sim: Simulator, stream: str, query: Any, arrivals: _Arrivals, 
         wait_for(lambda: arrivals.arrived >= sent[0], 120, "every traffic record to arrive")
     except TimeoutError:
         pass
+    calls = _calls_per_minute(before, sim.stream_counters(stream)["operations"], time.monotonic() - started)
     progress = _progress_since(query, started_ms)
     with arrivals.lock:
         latencies = list(arrivals.latencies)
@@ -144,7 +146,7 @@ def traffic_phase(sim: Simulator, stream: str, query: Any, arrivals: _Arrivals, 
     return {"recordsSent": sent[0], "recordsArrived": arrived, "recordsMissing": max(0, sent[0] - arrived),
             "recordsPerSecond": len(hash_keys), "measured": len(latencies), "ms": _percentiles(latencies),
             "batches": sum(1 for p in progress if int(p["numInputRows"]) > 0),
-            "triggerExecutionMs": _durations(progress, "triggerExecution"), **loads}
+            "triggerExecutionMs": _durations(progress, "triggerExecution"), **calls, **loads}
 
 
 def measure(spark: Any, sim: Simulator, shards: int, idle_seconds: float, traffic_seconds: float,

@@ -516,7 +516,9 @@ def _many_shards_section(results: dict[str, Any]) -> list[str]:
             f"sent, {traffic['recordsMissing']} missing |",
             f"| put→row ms p50 / p95 / p99 / max | {traffic['ms']['p50']} / {traffic['ms']['p95']} / "
             f"{traffic['ms']['p99']} / {traffic['ms']['max']} |",
-            f"| triggerExecution ms with traffic, median / p95 / max | {spread(busy)} |"]
+            f"| triggerExecution ms with traffic, median / p95 / max | {spread(busy)} |",
+            *([f"| GetRecords per minute with traffic | {traffic['getRecordsPerMinute']} |"]
+              if "getRecordsPerMinute" in traffic else [])]
 
 
 def _steady_rows(steady: dict[str, Any] | None, spread: Callable[[dict[str, Any] | None], str]) -> list[str]:

@@ -186,6 +186,14 @@ def test_idle_targets_use_the_steady_window_when_there_is_one() -> None:
         {**results, "targets": rows}, {})
 
 
+def test_many_shards_reports_the_call_rate_with_traffic_when_measured() -> None:
+    results = _engine_results()
+    assert "GetRecords per minute with traffic" not in markdown({**results, "targets": targets(results)}, {})
+    results["manyShards"]["traffic"]["getRecordsPerMinute"] = 75000.0
+    text = markdown({**results, "targets": targets(results)}, {})
+    assert "| GetRecords per minute with traffic | 75000.0 |" in text
+
+
 def test_fanout_targets_judge_efo_latency_and_each_consumers_rate() -> None:
     ms = {"p50": 120.0, "p95": 180.0, "p99": 240.0, "max": 300.0}
     results = {**_results(), "fanOut": {

@@ -354,8 +354,13 @@ object Prefetcher extends Logging {
       val limit = bufferLimit(feed.config)
       held.addAndGet(feed.onPoll(poll, size => held.get() + reserved.get() + size <= limit))
       val pace = ShardReader.pacingNanos(feed.config, poll.bytes)
-      val idle = ShardFeed.idleWaitNanos(feed.idlePolls, startedNanos - feed.idleSinceNanos,
-        feed.config.minFetchPeriod, feed.config.idlePollCap)
+      val found = poll.records.size
+      feed.sparseNanos = if (!feed.caughtUp) 0L else if (found == 0) feed.sparseNanos
+        else if (feed.lastCallNanos == 0L) 0L
+        else ShardFeed.sparseWaitNanos(found, startedNanos - feed.lastCallNanos, feed.config.idlePollCap)
+      feed.lastCallNanos = startedNanos
+      val idle = if (found > 0) feed.sparseNanos else ShardFeed.idleWaitNanos(feed.idlePolls,
+        startedNanos - feed.idleSinceNanos, feed.config.minFetchPeriod, feed.config.idlePollCap, feed.sparseNanos)
       // Spaced from the call's start, as Kinesis counts calls and bytes when it serves them: a call's own time
       // is not lost from the shard's quota (measured: 0.91-0.95 of the quota paced from the answer instead).
       feed.nextCallNanos = if (feed.fetcher.pushed) System.nanoTime()

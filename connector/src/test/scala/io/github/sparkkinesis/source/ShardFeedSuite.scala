@@ -121,6 +121,23 @@ class ShardFeedSuite extends AnyFunSuite {
     assert(wait(100, 3600, ofSeconds(1)) == 1000 && wait(1, 0, ofMillis(300)) == 300, "a lower maximum wins")
   }
 
+  test("a sparse shard at its tip is polled about as often as its records arrive, at least every second") {
+    import java.time.Duration.{ofMillis, ofSeconds}
+    val ms = 1000000L
+    def sparse(records: Int, sinceMillis: Long, max: java.time.Duration = ofSeconds(10)) =
+      ShardFeed.sparseWaitNanos(records, sinceMillis * ms, max) / ms
+    assert(sparse(1, 800) == 800 && sparse(2, 800) == 400, "the time one record took to arrive")
+    assert(sparse(1, 1400) == 1000, "at most a second")
+    assert(sparse(1, 1400, ofMillis(200)) == 200, "real-time mode's lower maximum wins")
+    assert(sparse(0, 800) == 0 && sparse(3, 0) == 0, "no records, or no call before: pacing alone")
+    assert(sparse(1000, 200) == 0, "a busy shard: pacing alone")
+    def idle(polls: Int, sparseMillis: Long) =
+      ShardFeed.idleWaitNanos(polls, 0L, ofMillis(200), ofSeconds(10), sparseMillis * ms) / ms
+    assert(idle(1, 1000) == 1000 && idle(1, 300) == 400 && idle(3, 300) == 1000,
+      "empty answers after it wait no less, and still ramp up to a second")
+    assert(idle(0, 1000) == 0, "not idle: the idle rule sets nothing")
+  }
+
   test("long idle waits end on the tick before, so silent shards are polled together; shorter ones are kept") {
     val s = 1000000000L
     val origin = -7 * s + 123

@@ -155,6 +155,31 @@ class SourceEngineSuite extends AnyFunSuite with SimulatorSourceTest {
     } finally simulator.admin.quotas(enabled = true, factor = 1.0)
   }
 
+  test("a shard with a record a second is polled about once a second, and every record is read") {
+    val stream = newStreamName("sparse")
+    kinesis.createStream(stream, 1)
+    val shard = kinesis.shardIds(stream).head
+    def calls = simulator.admin.shardCounter(stream, shard, "getRecordsCalls")
+    val collector = new Collector
+    val query = collector.start(kinesisReader(stream), newCheckpoint(), Trigger.ProcessingTime(0))
+    try {
+      eventually("the shard to be polled") { calls > 0 }
+      val (before, started) = (calls, System.nanoTime())
+      val put = (1 to 8).flatMap { i =>
+        val sentNanos = System.nanoTime()
+        val p = kinesis.putAll(stream, Seq(s"k$i" -> s"v$i"))
+        eventually(s"record $i to be read", Duration.ofSeconds(20)) { collector.records.size >= i }
+        Thread.sleep(math.max(0L, 1000L - (System.nanoTime() - sentNanos) / 1000000)) // the traffic: one a second
+        p
+      }
+      val (made, seconds) = (calls - before, (System.nanoTime() - started) / 1e9)
+      assertExactly(collector.records, put)
+      info(f"$made GetRecords calls in $seconds%.1f s")
+      // Paced at 200 ms after each record, then 400 and 800 ms after empty answers, it was 2 to 2.5 calls a second.
+      assert(made <= 1.6 * seconds, f"$made GetRecords calls in $seconds%.1f s for a record a second")
+    } finally query.stop()
+  }
+
   test("many idle shards and a small buffer: every shard gets its calls, and a record on any of them is read") {
     val stream = newStreamName("wide")
     kinesis.createStream(stream, 200)
