@@ -355,9 +355,9 @@ object Prefetcher extends Logging {
       held.addAndGet(feed.onPoll(poll, size => held.get() + reserved.get() + size <= limit))
       val pace = ShardReader.pacingNanos(feed.config, poll.bytes)
       val found = poll.records.size
+      val sinceLastCall = if (feed.lastCallNanos == 0L) 0L else startedNanos - feed.lastCallNanos
       feed.sparseNanos = if (!feed.caughtUp) 0L else if (found == 0) feed.sparseNanos
-        else if (feed.lastCallNanos == 0L) 0L
-        else ShardFeed.sparseWaitNanos(found, startedNanos - feed.lastCallNanos, feed.config.idlePollCap)
+        else ShardFeed.sparseWaitNanos(found, sinceLastCall, feed.config.idlePollCap)
       feed.lastCallNanos = startedNanos
       val idle = if (found > 0) feed.sparseNanos else ShardFeed.idleWaitNanos(feed.idlePolls,
         startedNanos - feed.idleSinceNanos, feed.config.minFetchPeriod, feed.config.idlePollCap, feed.sparseNanos)

@@ -275,7 +275,8 @@ object ShardFeed {
       maxIdle: java.time.Duration, sparseNanos: Long = 0L): Long =
     if (idlePolls == 0) 0L
     else {
-      val ramp = math.max(sparseNanos, math.min(IdlePollInterval.toNanos, minFetchPeriod.toNanos << math.min(idlePolls, 8)))
+      val doubling = math.min(IdlePollInterval.toNanos, minFetchPeriod.toNanos << math.min(idlePolls, 8))
+      val ramp = math.max(sparseNanos, doubling)
       math.min(maxIdle.toNanos, math.max(ramp, silenceNanos / SilenceShare))
     }
 
