@@ -110,6 +110,9 @@ class Settings:
     many_traffic_seconds: float = 30.0
     #: the second idle window starts this long after the query (0: none), once idle shards are polled less often
     many_steady_idle_after: float = 120.0
+    #: the second traffic window starts this long after the traffic (0: none), once the JIT has compiled what
+    #: records bring (on 2 cores its CPU fell from 0.56 of a core in the first 30 s to 0.12 after three minutes)
+    many_steady_traffic_after: float = 180.0
     #: a backlog drained by a driver with a 1 GiB heap (bench/memory.py): shards x MiB per shard of 10 KiB records
     memory_shards: int = 64
     memory_mib_per_shard: int = 20
@@ -130,7 +133,7 @@ class Settings:
                     sink_quota_quick=True, paced_shards=[1], paced_seconds=2.0, cpu_shards=1,
                     cpu_records={100: 2_000}, cpu_warmup_records=500, cpu_steady_records={100: 3_000},
                     cpu_steady_skip_batches=0, cpu_busy_shards=0, cpu_busy_shards_by_size={}, many_shards=10, many_idle_seconds=3.0, many_steady_idle_after=0.0,
-                    many_traffic_seconds=4.0, memory_shards=4, memory_mib_per_shard=1, cluster_shards=2,
+                    many_traffic_seconds=4.0, many_steady_traffic_after=4.0, memory_shards=4, memory_mib_per_shard=1, cluster_shards=2,
                     cluster_records=2_000, child_timeout_seconds=300.0)
         elif mode == "quick":
             s = cls(mode=mode, repetitions=1, read_shards=[1, 4], read_records={100: 100_000, 1024: 25_000},
@@ -141,7 +144,7 @@ class Settings:
                     sink_quota_quick=True, paced_shards=[1, 4], cpu_shards=4,
                     cpu_records={100: 300_000, 1024: 60_000}, cpu_steady_records={100: 600_000, 1024: 100_000},
                     cpu_busy_shards=16, cpu_busy_shards_by_size={}, cpu_busy_steady_records={100: 1_500_000, 1024: 200_000}, many_shards=100, many_idle_seconds=10.0, many_steady_idle_after=0.0,
-                    many_traffic_seconds=15.0, memory_shards=8, memory_mib_per_shard=4, cluster_records=40_000,
+                    many_traffic_seconds=15.0, many_steady_traffic_after=0.0, memory_shards=8, memory_mib_per_shard=4, cluster_records=40_000,
                     child_timeout_seconds=600.0)
         else:
             s = cls()

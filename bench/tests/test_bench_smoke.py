@@ -101,6 +101,9 @@ def _check_source_engine_sections(results: dict[str, Any], settings: Settings) -
     assert many["shards"] == settings.many_shards and many["startSeconds"] >= 0
     assert many["idle"]["cpu"]["wallSeconds"] >= settings.many_idle_seconds and many["idle"]["cpu"]["cpuSeconds"] >= 0
     assert many["traffic"]["recordsSent"] > 0 and many["traffic"]["recordsMissing"] == 0, many["traffic"]
+    # the traffic flows on into its second window, which measures records of its own
+    assert many["trafficSteady"]["measured"] > 0 and many["traffic"]["measured"] > 0, many
+    assert many["traffic"]["recordsSent"] >= many["traffic"]["measured"] + many["trafficSteady"]["measured"]
 
     memory = results["memory"]
     assert memory["completed"], memory["child"]

@@ -194,6 +194,23 @@ def test_many_shards_reports_the_call_rate_with_traffic_when_measured() -> None:
     assert "| GetRecords per minute with traffic | 75000.0 |" in text
 
 
+def test_latency_with_traffic_is_judged_in_the_steady_window_when_there_is_one() -> None:
+    results = _engine_results()
+    results["manyShards"]["traffic"]["ms"]["p50"] = 1600.0
+    assert _verdicts(targets(results), "p50 put→row") == ["MISS"]
+    results["manyShards"]["trafficSteady"] = {
+        "secondsAfterStart": 180.0, "measured": 30000, "triggerExecutionMs": None, "getRecordsPerMinute": 64000.0,
+        "jitFractionOfOneCore": 0.12, "ms": {"p50": 900.0, "p95": 1300.0, "p99": 1500.0, "max": 2000.0}}
+    rows = targets(results)
+    assert _verdicts(rows, "p50 put→row") == ["PASS"]
+    assert [r["value"] for r in rows if r["target"].startswith("p50 put→row")] == ["900.0 ms (first seconds 1600.0 ms)"]
+    text = markdown({**results, "targets": rows}, {})
+    assert "| put→row ms p50 / p95 / p99 / max from 180 s into the traffic | 900.0 / 1300.0 / 1500.0 / 2000.0 |" in text
+    assert "| JIT compiler threads' CPU from 180 s into the traffic | 0.12 of a core |" in text
+    results["manyShards"]["traffic"]["recordsMissing"] = 3  # lost anywhere in the phase: a miss whatever the p50
+    assert _verdicts(targets(results), "p50 put→row") == ["MISS"]
+
+
 def test_fanout_targets_judge_efo_latency_and_each_consumers_rate() -> None:
     ms = {"p50": 120.0, "p95": 180.0, "p99": 240.0, "max": 300.0}
     results = {**_results(), "fanOut": {
