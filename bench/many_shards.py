@@ -138,16 +138,16 @@ class _Mark:
         self.mono = time.monotonic()
 
 
-def _traffic_window(arrivals: _Arrivals, first: _Mark, last: _Mark, progress: list[dict[str, Any]],
+def _traffic_window(arrivals: _Arrivals, opened: _Mark, closed: _Mark, progress: list[dict[str, Any]],
                     measure_from: float) -> dict[str, Any]:
     """What one window of the traffic phase measured: latencies of the records sent in it from `measure_from`."""
-    seconds = last.mono - first.mono
-    latencies = arrivals.sent_between(measure_from, last.wall)
+    seconds = closed.mono - opened.mono
+    latencies = arrivals.sent_between(measure_from, closed.wall)
     return {"measured": len(latencies), "ms": _percentiles(latencies),
             "batches": sum(1 for p in progress if int(p["numInputRows"]) > 0),
             "triggerExecutionMs": _durations(progress, "triggerExecution"),
-            "jitFractionOfOneCore": round((last.jit - first.jit) / seconds, 4),
-            **_calls_per_minute(first.calls, last.calls, seconds)}
+            "jitFractionOfOneCore": round((closed.jit - opened.jit) / seconds, 4),
+            **_calls_per_minute(opened.calls, closed.calls, seconds)}
 
 
 def traffic_phase(sim: Simulator, stream: str, query: Any, arrivals: _Arrivals, hash_keys: list[str],

@@ -215,8 +215,8 @@ def _many_shards_targets(results: dict[str, Any], add: Add) -> None:
     cpu = idle["cpu"]["fractionOfOneCore"]
     jit = idle["cpu"].get("jitFractionOfOneCore")
     add(names[1], shape, f"{cpu:.1%} (just started {data['idle']['cpu']['fractionOfOneCore']:.1%}; Spark alone "
-        f"{data['sparkAloneCpu']['fractionOfOneCore']:.1%}" + (f"; JIT compiling {jit:.1%})" if jit is not None else ")"),
-        cpu <= IDLE_CPU_FRACTION)
+        f"{data['sparkAloneCpu']['fractionOfOneCore']:.1%}" + (f"; JIT compiling {jit:.1%}" if jit is not None else "")
+        + ")", cpu <= IDLE_CPU_FRACTION)
     # Latency with traffic is judged once the traffic has flowed a while (the JIT compiled what records bring),
     # when that was measured; records missing anywhere in the phase fail it.
     traffic = data["traffic"]
