@@ -14,7 +14,8 @@ final case class KinesisSourceOffset(positions: Map[ShardKey, ShardPosition]) ex
   // Written to the offset log once per batch; an idle trigger at a thousand shards need not build it.
   override lazy val json: String = KinesisSourceOffset.toJson(this)
 
-  def streams: Set[String] = positions.keySet.map(_.stream)
+  /** Checked on every trigger against the query's streams, with the same offset while a stream is idle. */
+  lazy val streams: Set[String] = positions.keySet.map(_.stream)
   def get(key: ShardKey): Option[ShardPosition] = positions.get(key)
 }
 

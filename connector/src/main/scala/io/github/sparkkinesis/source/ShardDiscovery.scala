@@ -21,7 +21,7 @@ final class ShardDiscovery(config: SourceConfig) {
 
   /** Every shard listed, by key. The same instance while the listings are unchanged, so callers may memoize on it. */
   def shards(): Map[ShardKey, ShardMeta] = {
-    val lists = config.streams.map(stream => listings.get(stream)(_ => listShards(stream)))
+    val lists = config.streams.map(stream => listings.get(stream)(before => ShardDiscovery.same(before, listShards(stream))))
     val (from, map) = built
     if (from.size == lists.size && from.zip(lists).forall { case (a, b) => a eq b }) map
     else {
@@ -53,6 +53,13 @@ final class ShardDiscovery(config: SourceConfig) {
 }
 
 object ShardDiscovery {
+  /**
+   * A listing equal to the one before is that one: a thousand-shard query relists every `shardFetchInterval`,
+   * and what is worked out from the listing on each trigger (readable shards, task groups) is kept while it holds.
+   */
+  def same(before: Option[Seq[ShardMeta]], fresh: Seq[ShardMeta]): Seq[ShardMeta] =
+    before.filter(_ == fresh).getOrElse(fresh)
+
   def streamNotFound(stream: String, connection: ConnectionConfig, cause: Throwable): IllegalArgumentException =
     new IllegalArgumentException(StreamNotFound.message(stream, connection), cause)
 }
