@@ -109,7 +109,9 @@ class Settings:
     many_idle_seconds: float = 30.0
     many_traffic_seconds: float = 30.0
     #: the second idle window starts this long after the query (0: none), once idle shards are polled less often
-    many_steady_idle_after: float = 120.0
+    #: (all of them at `maxIdlePollInterval` from about 100 s) and the JIT has compiled the idle path: on 2 cores
+    #: its CPU was 1.6-2.3 % of a core 3-4 minutes in, 0.5-0.8 % from 5 minutes on
+    many_steady_idle_after: float = 360.0
     #: the second traffic window starts this long after the traffic (0: none), once the JIT has compiled what
     #: records bring (on 2 cores its CPU fell from 0.56 of a core in the first 30 s to 0.12 after three minutes)
     many_steady_traffic_after: float = 180.0

@@ -7,7 +7,8 @@ idle, and how fast rows arrive once every shard gets a little traffic.
   the same figure with no query running is recorded beside it (what Spark costs by itself);
 * both twice: right after the query started (`idle`), and once the stream has been idle for a while
   (`idleSteady`, from `many_steady_idle_after` seconds after the start): the source polls a shard less often the
-  longer it has been silent (`maxIdlePollInterval`), so a query idle for minutes costs less than one just started;
+  longer it has been silent (`maxIdlePollInterval`), so a query idle for minutes costs less than one just started,
+  and the JIT compiles code that runs rarely (an idle trigger's) minutes after the start;
 * latency with light traffic on every shard: one record per shard per second, each routed to its shard by
   ExplicitHashKey, spread over the second in ten slices; each record carries its send time and a `foreachBatch`
   on the driver stamps its arrival, as in bench/latency.py. Also twice: over the traffic's first seconds
