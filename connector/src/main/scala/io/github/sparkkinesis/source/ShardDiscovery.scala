@@ -21,7 +21,8 @@ final class ShardDiscovery(config: SourceConfig) {
 
   /** Every shard listed, by key. The same instance while the listings are unchanged, so callers may memoize on it. */
   def shards(): Map[ShardKey, ShardMeta] = {
-    val lists = config.streams.map(stream => listings.get(stream)(before => ShardDiscovery.same(before, listShards(stream))))
+    val lists = config.streams.map(stream =>
+      listings.get(stream)(before => ShardDiscovery.same(before, listShards(stream))))
     val (from, map) = built
     if (from.size == lists.size && from.zip(lists).forall { case (a, b) => a eq b }) map
     else {
