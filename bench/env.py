@@ -110,7 +110,8 @@ class Settings:
     many_traffic_seconds: float = 30.0
     #: the second idle window starts this long after the query (0: none), once idle shards are polled less often
     #: (all of them at `maxIdlePollInterval` from about 100 s) and the JIT has compiled the idle path: on 2 cores
-    #: its CPU was 1.6-2.3 % of a core 3-4 minutes in, 0.5-0.8 % from 5 minutes on
+    #: its CPU was 1.6-2.3 % of a core 3-4 minutes in, 0.5-0.8 % from 5 minutes on in a probe, 0.9-1.2 % six
+    #: minutes in in two bench runs
     many_steady_idle_after: float = 360.0
     #: the second traffic window starts this long after the traffic (0: none), once the JIT has compiled what
     #: records bring (on 2 cores its CPU fell from 0.56 of a core in the first 30 s to 0.12 after three minutes)
