@@ -106,4 +106,7 @@ def test_shard_filters_after_a_split(server: Server) -> None:
     else:
         assert ids({"Type": "AT_TRIM_HORIZON"}) == {first["ShardId"], second["ShardId"]}
     assert ids({"Type": "AFTER_SHARD_ID", "ShardId": second["ShardId"]}) == set(children)
+    # Children have ids after every shard before them: the source asks for these alone to find resharding.
+    after_newest = server.client.list_shards(StreamName=name, ExclusiveStartShardId=second["ShardId"])["Shards"]
+    assert {s["ShardId"] for s in after_newest} == set(children)
     assert ids({"Type": "AT_TIMESTAMP", "Timestamp": created}) >= {first["ShardId"], second["ShardId"]}

@@ -157,3 +157,12 @@ def call_code(call: Any) -> str:
         return "ok"
     except ClientError as e:
         return str(e.response["Error"]["Code"])
+
+
+def test_listed_shards_counted(simulator_admin: SimulatorAdmin, simulator_client: Any) -> None:
+    name, ids = new_stream(simulator_client, shards=3)
+    simulator_client.list_shards(StreamName=name, ExclusiveStartShardId=ids[0])
+    simulator_client.list_shards(StreamName=name, ExclusiveStartShardId=ids[-1])
+    # The listing in new_stream (3), then 2 and none.
+    assert simulator_admin.counters()["streams"][name]["listedShards"] == 5
+

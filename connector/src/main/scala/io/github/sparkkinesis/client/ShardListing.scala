@@ -23,6 +23,18 @@ object ShardListing {
     out.result()
   }
 
+  /**
+   * The shards created after `newest` (shard ids grow with each shard a stream creates, so resharding always
+   * lists new ones here): one small call where [[all]] answers with every shard the stream still lists.
+   */
+  def after(client: KinesisClient, stream: String, streamArn: Option[String], newest: String): Vector[Shard] = {
+    val request = streamArn.fold(ListShardsRequest.builder().streamName(stream))(ListShardsRequest.builder().streamARN(_))
+      .exclusiveStartShardId(newest).build()
+    val response = client.listShards(request)
+    // More than a page of new shards: the caller lists the stream in full anyway, so the first page is enough.
+    response.shards().asScala.toVector
+  }
+
   /** Open shards have no ending sequence number. */
   def isOpen(shard: Shard): Boolean =
     shard.sequenceNumberRange() == null || shard.sequenceNumberRange().endingSequenceNumber() == null

@@ -11,7 +11,7 @@ final class FetchPlanner(config: SourceConfig, discovery: ShardDiscovery) extend
 
   /** The first offset of a new query: `initialPosition` made concrete for every shard that exists now. */
   def initialOffset(nowMillis: Long): KinesisSourceOffset = {
-    val shards = discovery.shards().values.toVector
+    val shards = discovery.completeShards().values.toVector
     val positions: Seq[(ShardKey, ShardPosition)] = config.initialPosition match {
       case InitialPosition.Latest =>
         // Closed shards hold only records from before the start. The second absorbs clock skew.
@@ -73,11 +73,11 @@ final class FetchPlanner(config: SourceConfig, discovery: ShardDiscovery) extend
   /**
    * The offset after a batch: `start` moved on by the batch's `advanced` shards, with the shards listed now that
    * it does not hold added at their trim horizon and the ones no longer listed dropped (see
-   * [[FetchPlanner.nextOffset]]). The caller invalidates the listing when a shard was seen to end, so the ended
-   * shard's children are in this offset.
+   * [[FetchPlanner.nextOffset]]), from a complete listing. The caller invalidates the listing when a shard was
+   * seen to end, so the ended shard's children are in this offset.
    */
   def endOffset(start: KinesisSourceOffset, advanced: Seq[(ShardKey, ShardPosition)]): KinesisSourceOffset = {
-    val shards = discovery.shards()
+    val shards = discovery.completeShards()
     reportExpired(start, shards)
     FetchPlanner.nextOffset(start, advanced, shards)
   }

@@ -9,20 +9,42 @@ import software.amazon.awssdk.services.kinesis.model.{ResourceNotFoundException,
 final case class ShardMeta(key: ShardKey, parents: Seq[String], startingHashKey: BigInt, closed: Boolean)
 
 /**
- * Driver-side shard listing. ListShards is paginated and allows about 100 calls per second per stream; the
- * result is reused for `shardFetchInterval`, so a query lists each stream at most once per interval.
+ * Driver-side shard listing. ListShards is paginated and allows about 100 calls per second per stream; a listing
+ * is reused for `shardFetchInterval`, so a query lists each stream at most once per interval.
+ *
+ * Relisting a thousand shards every second costs the driver more than anything else an idle query does on it, and
+ * tells it nothing new almost every time. So after a complete listing, the next ones ask only for shards created
+ * after the newest one it holds (resharding always creates shards): when there are none, the listing stands.
+ * Shards created, the stream is listed in full again (parents closed), as it is after a reader met a shard's end
+ * ([[invalidate]]) and at least every [[ShardDiscovery.CompleteListingInterval]]. What only a complete listing
+ * shows, shards expired past the retention, an offset planned for a batch sees within `shardFetchInterval`
+ * ([[completeShards]]).
  */
 final class ShardDiscovery(config: SourceConfig) {
+  import ShardDiscovery.Listing
   private val client: KinesisClient = KinesisClientFactory.sync(config.connection)
-  private val listings = new TtlCache[String, Seq[ShardMeta]](config.shardFetchInterval.toNanos)
+  private val ttlNanos = config.shardFetchInterval.toNanos
+  private val completeNanos = math.max(ttlNanos, ShardDiscovery.CompleteListingInterval.toNanos)
+  private val listings = new TtlCache[String, Listing](ttlNanos)
 
   /** The last map built and the listings it came from: until a listing is renewed, the same map is returned. */
   @volatile private var built: (Seq[Seq[ShardMeta]], Map[ShardKey, ShardMeta]) = (Nil, Map.empty)
 
-  /** Every shard listed, by key. The same instance while the listings are unchanged, so callers may memoize on it. */
-  def shards(): Map[ShardKey, ShardMeta] = {
-    val lists = config.streams.map(stream =>
-      listings.get(stream)(before => ShardDiscovery.same(before, listShards(stream))))
+  /**
+   * Every shard listed, by key: shards created up to `shardFetchInterval` ago included, shards expired past the
+   * retention possibly still in. The same instance while the listings are unchanged, so callers may memoize on it.
+   */
+  def shards(): Map[ShardKey, ShardMeta] = build(complete = false)
+
+  /** As [[shards]], from complete listings at most `shardFetchInterval` old: what a batch's offset is planned from. */
+  def completeShards(): Map[ShardKey, ShardMeta] = build(complete = true)
+
+  private def build(complete: Boolean): Map[ShardKey, ShardMeta] = {
+    val lists = config.streams.map { stream =>
+      val cached = listings.get(stream)(before => relist(stream, before))
+      if (complete && System.nanoTime() - cached.completeNanos >= ttlNanos) listings.get(stream, 0L)(list(stream, _)).shards
+      else cached.shards
+    }
     val (from, map) = built
     if (from.size == lists.size && from.zip(lists).forall { case (a, b) => a eq b }) map
     else {
@@ -32,11 +54,25 @@ final class ShardDiscovery(config: SourceConfig) {
     }
   }
 
+  private def relist(stream: String, before: Option[Listing]): Listing = before match {
+    case Some(known) if System.nanoTime() - known.completeNanos < completeNanos && known.newest.nonEmpty =>
+      val added = listing(stream)(ShardListing.after(client, stream, config.streamArn(stream), known.newest.get))
+      if (added.forall(s => known.ids.contains(s.shardId()))) known else list(stream, before)
+    case _ => list(stream, before)
+  }
+
+  /** A complete listing; one equal to the listing before is that one (see [[ShardDiscovery.same]]). */
+  private def list(stream: String, before: Option[Listing]): Listing = {
+    val now = System.nanoTime()
+    val fresh = listing(stream)(ShardListing.all(client, stream, config.streamArn(stream))).map(meta(stream, _))
+    Listing(ShardDiscovery.same(before.map(_.shards), fresh), now)
+  }
+
   /** Forget the cached listing: the next call lists again (after a shard was seen to close). */
   def invalidate(): Unit = listings.clear()
 
-  private def listShards(stream: String): Seq[ShardMeta] =
-    try ShardListing.all(client, stream, config.streamArn(stream)).map(meta(stream, _))
+  private def listing[A](stream: String)(call: => A): A =
+    try call
     catch {
       case e: ResourceNotFoundException => throw ShardDiscovery.streamNotFound(stream, config.connection, e)
       // query.stop() interrupts the driver: Spark recognizes a stop by an InterruptedException, not the SDK's wrapper.
@@ -54,6 +90,15 @@ final class ShardDiscovery(config: SourceConfig) {
 }
 
 object ShardDiscovery {
+  /** The longest a listing goes without a complete relisting, whatever the triggers plan. */
+  val CompleteListingInterval: java.time.Duration = java.time.Duration.ofSeconds(60)
+
+  /** One stream's shards, the newest shard id among them, and when the shards were last listed in full. */
+  final case class Listing(shards: Seq[ShardMeta], completeNanos: Long) {
+    lazy val ids: Set[String] = shards.iterator.map(_.key.shardId).toSet
+    val newest: Option[String] = if (shards.isEmpty) None else Some(shards.iterator.map(_.key.shardId).max)
+  }
+
   /**
    * A listing equal to the one before is that one: a thousand-shard query relists every `shardFetchInterval`,
    * and what is worked out from the listing on each trigger (readable shards, task groups) is kept while it holds.

@@ -17,4 +17,9 @@ class ShardDiscoverySuite extends AnyFunSuite {
     val first = Vector(meta(0))
     assert(ShardDiscovery.same(None, first) eq first)
   }
+
+  test("a listing's newest shard is the one with the greatest id: the shards created after it are resharding's") {
+    assert(ShardDiscovery.Listing(Vector(meta(2), meta(10), meta(9)), 0L).newest.contains("shardId-000000000010"))
+    assert(ShardDiscovery.Listing(Vector.empty, 0L).newest.isEmpty)
+  }
 }

@@ -196,4 +196,32 @@ class SourceEngineSuite extends AnyFunSuite with SimulatorSourceTest {
       assertExactly(collector.records, put)
     } finally query.stop()
   }
+
+  test("an idle query asks ListShards only for shards created since its listing, and still finds a split") {
+    val stream = newStreamName("relist")
+    kinesis.createStream(stream, 20)
+    def listing = {
+      val counters = simulator.admin.counters().path("streams").path(stream)
+      (counters.path("operations").path("ListShards").path("calls").asLong(), counters.path("listedShards").asLong())
+    }
+    val collector = new Collector
+    val query = collector.start(kinesisReader(stream, "initialPosition" -> "trim_horizon"), newCheckpoint(),
+      Trigger.ProcessingTime(0))
+    try {
+      val first = kinesis.putAll(stream, Seq("k" -> "before"))
+      eventually("the first record to be read") { collector.records.size == 1 }
+      val (calls, listed) = listing
+      eventually("the idle query to relist five times", Duration.ofSeconds(30)) { listing._1 >= calls + 5 }
+      val (callsNow, listedNow) = listing
+      // All 20 shards each time would be 100 and more; at most one complete listing a minute is 20.
+      assert(listedNow - listed <= 20, s"${listedNow - listed} shards listed by ${callsNow - calls} ListShards calls")
+      val parent = first.head.shardId
+      kinesis.split(stream, parent)
+      val after = kinesis.putAll(stream, (1 to 5).map(i => "k" -> s"after-$i"))
+      assert(after.forall(_.shardId != parent), "the key's records now go to a child")
+      eventually("the child's records to be read", Duration.ofSeconds(30)) { collector.records.size >= 1 + after.size }
+      assertExactly(collector.records, first ++ after)
+      assertKeyOrder(collector.records, first ++ after)
+    } finally query.stop()
+  }
 }

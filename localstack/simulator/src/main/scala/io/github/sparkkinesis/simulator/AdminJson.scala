@@ -114,6 +114,7 @@ object AdminJson {
     counters.streamOperations.toSeq.sortBy(_._1).foreach { case ((s, op), c) =>
       operation(stream(s).get("operations").asInstanceOf[ObjectNode].putObject(op), c)
     }
+    counters.listedShards.toSeq.sorted.foreach { case (s, n) => stream(s).put("listedShards", n) }
     counters.shards.toSeq.sortBy(_._1).foreach { case ((s, id), c) =>
       stream(s).get("shards").asInstanceOf[ObjectNode].putObject(id)
         .put("putRecords", c.putRecords).put("putBytes", c.putBytes)

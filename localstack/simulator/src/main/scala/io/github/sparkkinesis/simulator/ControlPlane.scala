@@ -152,6 +152,7 @@ final class ControlPlane(sim: Simulator) {
       }
     }.filter(s => after.forall(s.id > _)).take(maxResults + 1).toSeq
     val page = selected.take(maxResults)
+    sim.counters.listed(stream.name, page.size)
     val next = if (selected.size > maxResults)
       Some(Str(encodeToken(Seq(stream.name, now.toString, filterType, filterShard, filterTime, page.last.id))))
     else None

@@ -39,6 +39,8 @@ final class Counters {
   val operations: mutable.HashMap[String, OperationCounters] = mutable.HashMap.empty
   val streamOperations: mutable.HashMap[(String, String), OperationCounters] = mutable.HashMap.empty
   val shards: mutable.HashMap[(String, String), ShardCounters] = mutable.HashMap.empty
+  /** Shards ListShards answered with, per stream: what a client's relisting costs, not only how often it lists. */
+  val listedShards: mutable.HashMap[String, Long] = mutable.HashMap.empty
   /** Kinesis requests by wire format, so a test can tell which encoding its client really spoke. */
   val requestsByFormat: mutable.HashMap[String, Long] = mutable.HashMap.empty
 
@@ -49,10 +51,12 @@ final class Counters {
 
   def shard(stream: String, shardId: String): ShardCounters = shards.getOrElseUpdate((stream, shardId), new ShardCounters)
 
+  def listed(stream: String, shards: Int): Unit = listedShards(stream) = listedShards.getOrElse(stream, 0L) + shards
+
   def request(format: WireFormat): Unit = {
     val name = if (format.isCbor) "cbor" else "json"
     requestsByFormat(name) = requestsByFormat.getOrElse(name, 0L) + 1
   }
 
-  def reset(): Unit = { operations.clear(); streamOperations.clear(); shards.clear(); requestsByFormat.clear() }
+  def reset(): Unit = { operations.clear(); streamOperations.clear(); shards.clear(); requestsByFormat.clear(); listedShards.clear() }
 }
