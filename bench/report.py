@@ -198,7 +198,7 @@ def _aggregation_targets(results: dict[str, Any], add: Add) -> None:
 
 
 def _many_shards_targets(results: dict[str, Any], add: Add) -> None:
-    names = ("idle trigger median ≤ 300 ms", "idle driver CPU ≤ 5% of a core",
+    names = ("idle trigger median ≤ 300 ms", "idle driver CPU ≤ 5% of a core (without JIT)",
              "p50 put→row ≤ 1 s, all shards busy")
     data = results.get("manyShards") or {}
     if "idle" not in data:
@@ -212,11 +212,14 @@ def _many_shards_targets(results: dict[str, Any], add: Add) -> None:
     trigger = idle.get("triggerExecutionMs")
     add(names[0], shape, f"{trigger['median']} ms over {trigger['n']} trigger(s)" if trigger else
         "no idle trigger reported in the window", trigger is not None and trigger["median"] <= IDLE_TRIGGER_MS)
+    # As CPU per record: what the JIT compiles minutes in is warm-up (an idle trigger's code runs rarely), not the
+    # query's running cost. The whole driver (Spark's own threads included) is shown beside it.
     cpu = idle["cpu"]["fractionOfOneCore"]
     jit = idle["cpu"].get("jitFractionOfOneCore")
-    add(names[1], shape, f"{cpu:.1%} (just started {data['idle']['cpu']['fractionOfOneCore']:.1%}; Spark alone "
-        f"{data['sparkAloneCpu']['fractionOfOneCore']:.1%}" + (f"; JIT compiling {jit:.1%}" if jit is not None else "")
-        + ")", cpu <= IDLE_CPU_FRACTION)
+    judged = cpu - (jit or 0.0)
+    add(names[1], shape, f"{judged:.1%} (" + (f"with JIT compiling {jit:.1%}: {cpu:.1%}; " if jit is not None else "")
+        + f"just started {data['idle']['cpu']['fractionOfOneCore']:.1%}; Spark alone "
+        f"{data['sparkAloneCpu']['fractionOfOneCore']:.1%})", judged <= IDLE_CPU_FRACTION)
     # Latency with traffic is judged once the traffic has flowed a while (the JIT compiled what records bring),
     # when that was measured; records missing anywhere in the phase fail it.
     traffic = data["traffic"]
@@ -724,10 +727,15 @@ DOC_INTRO = """# Benchmarks
 7. **Scale** — `StreamingQueryProgress.durationMs` per trigger and ListShards calls per minute for 10, 100 and
    1000 shards, idle and with light traffic.
 8. **Many shards** (`manyShards`) — one 1000-shard stream, quotas on: the median `triggerExecution` of idle
-   triggers (target ≤ 300 ms), the driver JVM's CPU over a 30 s idle window (target ≤ 5 % of one core; the
-   same window before the query starts is shown for comparison), both right after the start and again two
-   minutes later (the targets use the later window: idle shards are then polled less often), then one record per shard per second on every
-   shard (ExplicitHashKey) and the p50 put → row latency as in 6 (target ≤ 1 s).
+   triggers (target ≤ 300 ms), the driver JVM's CPU over a 30 s idle window (target ≤ 5 % of one core without
+   the JIT compiler threads' CPU, as for CPU per record; the whole driver and the same window before the query
+   starts are shown beside it), both right after the start and again six minutes later (the targets use the later
+   window: idle shards are then polled less often, and the JIT has compiled most of the idle path, which on two
+   cores took it 1-2.3 % of a core until about five minutes in and 0.5-1.2 % after), then one record per shard per
+   second on every shard (ExplicitHashKey) and the p50 put → row latency as in 6 (target ≤ 1 s), both over the
+   traffic's first 30 s and over 30 s from three minutes into it (the target uses the later window: the first
+   records run code the idle query never ran, and on two cores the JIT compiling it took half a core for the first
+   minute). Every window also reports the JIT compiler threads' CPU.
 9. **Memory** — heap peak of the driver JVM (in local mode also the executor) while the connector reads (1);
    and (`memory`) 64 shards × 20 MiB of 10 KiB records drained with `Trigger.AvailableNow` by a driver of its
    own with a 1 GiB heap (`local[2]`, default options, a child process): completed or not, records read, heap

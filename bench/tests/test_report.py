@@ -186,6 +186,17 @@ def test_idle_targets_use_the_steady_window_when_there_is_one() -> None:
         {**results, "targets": rows}, {})
 
 
+def test_idle_cpu_is_judged_without_the_jit_and_shows_the_whole_driver() -> None:
+    results = _engine_results()
+    idle = results["manyShards"]["idle"]
+    cpu = {"fractionOfOneCore": 0.057, "jitFractionOfOneCore": 0.012, "wallSeconds": 30.0, "cpuSeconds": 1.71}
+    results["manyShards"]["idleSteady"] = {**idle, "secondsAfterStart": 360.0, "cpu": cpu}
+    row = [r for r in targets(results) if r["target"].startswith("idle driver CPU")][0]
+    assert row["verdict"] == "PASS" and row["value"].startswith("4.5% (with JIT compiling 1.2%: 5.7%;")
+    results["manyShards"]["idleSteady"]["cpu"] = {**cpu, "fractionOfOneCore": 0.065}
+    assert _verdicts(targets(results), "idle driver CPU") == ["MISS"]  # 5.3 % without the JIT
+
+
 def test_many_shards_reports_the_call_rate_with_traffic_when_measured() -> None:
     results = _engine_results()
     assert "GetRecords per minute with traffic" not in markdown({**results, "targets": targets(results)}, {})
