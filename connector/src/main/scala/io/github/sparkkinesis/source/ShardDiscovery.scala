@@ -15,10 +15,10 @@ final case class ShardMeta(key: ShardKey, parents: Seq[String], startingHashKey:
  * Relisting a thousand shards every second costs the driver more than anything else an idle query does on it, and
  * tells it nothing new almost every time. So after a complete listing, the next ones ask only for shards created
  * after the newest one it holds (resharding always creates shards): when there are none, the listing stands.
- * Shards created, the stream is listed in full again (parents closed), as it is after a reader met a shard's end
- * ([[invalidate]]) and at least every [[ShardDiscovery.CompleteListingInterval]]. What only a complete listing
- * shows, shards expired past the retention, an offset planned for a batch sees within `shardFetchInterval`
- * ([[completeShards]]).
+ * When there are, the stream is listed in full again (their parents are closed now), as it is after a reader met a
+ * shard's end ([[invalidate]]) and at least every [[ShardDiscovery.CompleteListingInterval]]. What only a complete
+ * listing shows, shards expired past the retention, an offset planned for a batch sees within
+ * `shardFetchInterval` ([[completeShards]]).
  */
 final class ShardDiscovery(config: SourceConfig) {
   import ShardDiscovery.Listing
@@ -42,8 +42,8 @@ final class ShardDiscovery(config: SourceConfig) {
   private def build(complete: Boolean): Map[ShardKey, ShardMeta] = {
     val lists = config.streams.map { stream =>
       val cached = listings.get(stream)(before => relist(stream, before))
-      if (complete && System.nanoTime() - cached.completeNanos >= ttlNanos) listings.get(stream, 0L)(list(stream, _)).shards
-      else cached.shards
+      val stale = complete && System.nanoTime() - cached.completeNanos >= ttlNanos
+      if (stale) listings.get(stream, 0L)(list(stream, _)).shards else cached.shards
     }
     val (from, map) = built
     if (from.size == lists.size && from.zip(lists).forall { case (a, b) => a eq b }) map
