@@ -357,8 +357,9 @@ object Prefetcher extends Logging {
       held.addAndGet(feed.onPoll(poll, size => held.get() + reserved.get() + size <= limit))
       val pace = ShardReader.pacingNanos(feed.config, poll.bytes)
       val found = poll.records.size
-      val (made, nowMillis) = (feed.cadenceCall, System.currentTimeMillis())
-      val arrivedOver = observeCadence(feed, poll, made, nowMillis)
+      val nowMillis = System.currentTimeMillis()
+      val arrivedOver = if (feed.fetcher.pushed) 0L else feed.cadence.answered(found,
+        if (found > 0) poll.records.arrivalMillis(found - 1) else 0L, feed.caughtUp, arrivalClock, nowMillis)
       // How long the records found took to arrive: by their arrival times when the answer before had records at
       // the tip too (calls on a cadence do not move it), else by the calls' times.
       val sinceLastCall = if (arrivedOver > 0) arrivedOver
@@ -371,49 +372,14 @@ object Prefetcher extends Logging {
       // Spaced from the call's start, as Kinesis counts calls and bytes when it serves them: a call's own time
       // is not lost from the shard's quota (measured: 0.91-0.95 of the quota paced from the answer instead).
       feed.nextCallNanos = if (feed.fetcher.pushed) System.nanoTime()
-        else cadenced(feed, made, found, nowMillis, ShardFeed.burstAligned(startedNanos + math.max(pace, idle), idle,
-          startedNanos + pace, BurstOriginNanos), startedNanos + pace)
+        else feed.cadence.nextCall(found, feed.caughtUp, arrivalClock, System.nanoTime(), nowMillis,
+          ShardFeed.burstAligned(startedNanos + math.max(pace, idle), idle, startedNanos + pace, BurstOriginNanos),
+          startedNanos + pace)
       if (feed.stopped) held.addAndGet(-feed.release())
     }
     // Waiters re-check only when what they wait for may have changed: an idle shard's empty answer changes nothing.
     if (error != null || (poll != null && !poll.records.isEmpty) || feed.hasPolled != polledBefore ||
       feed.caughtUp != caughtUpBefore || feed.finished) changed(feed.sourceId)
-  }
-
-  /**
-   * What an answer says about its shard's cadence ([[ShardCadence]]); returns how long the records it found took
-   * to arrive (ns, by their arrival times), 0 when that is not known.
-   */
-  private def observeCadence(feed: ShardFeed, poll: Poll, made: ShardCadence.CadenceCall, nowMillis: Long): Long = {
-    val found = poll.records.size
-    if (feed.fetcher.pushed) 0L
-    else if (!feed.caughtUp) { feed.cadence.reset(); 0L }
-    else if (found == 0) { if (made == ShardCadence.Due) feed.cadence.missed(); 0L }
-    else {
-      val newest = poll.records.arrivalMillis(found - 1)
-      if (made == ShardCadence.Unplanned) arrivalClock.observe(newest, nowMillis)
-      math.max(0L, feed.cadence.observe(found, newest)) * 1000000L
-    }
-  }
-
-  /**
-   * The next call of `feed`, whose last call (a `made` one) found `found` records: `planned`, or sooner (never
-   * before `earliest`) for a shard at its tip whose traffic is regular: just after its next record is due. A call
-   * made when a record was due that finds nothing is made once more after its margin; the shard is then polled as
-   * planned until its gaps agree again.
-   */
-  private def cadenced(feed: ShardFeed, made: ShardCadence.CadenceCall, found: Int, nowMillis: Long, planned: Long,
-      earliest: Long): Long = {
-    import ShardCadence._
-    val (cadence, nowNanos) = (feed.cadence, System.nanoTime())
-    val due: Option[(Long, CadenceCall)] =
-      if (found > 0) cadence.nextArrivalMillis
-        .flatMap(a => arrivalClock.toNanos(a + cadence.marginMillis, nowNanos, nowMillis)).map(_ -> Due)
-      else if (made == Due && feed.caughtUp) Some((nowNanos + cadence.marginMillis * 1000000L) -> Retry)
-      else None
-    val next = ShardCadence.aligned(planned, due.map(_._1), earliest)
-    feed.cadenceCall = due.filter(_ => next != planned).fold(Unplanned: CadenceCall)(_._2)
-    next
   }
 
   private def wakeWaitingForMemory(): Unit = scheduler.execute(() => startCalls())

@@ -63,9 +63,8 @@ final class ShardFeed(
   @volatile private[source] var lastCallNanos = 0L
   /** The wait the last answer with records at the tip set ([[ShardFeed.sparseWaitNanos]]); 0 behind the tip. */
   @volatile private[source] var sparseNanos = 0L
-  /** When this shard's regular traffic brings its next record, and whether the next call was planned on it. */
+  /** When this shard's regular traffic brings its next record. */
   private[source] val cadence = new ShardCadence
-  @volatile private[source] var cadenceCall: ShardCadence.CadenceCall = ShardCadence.Unplanned
   @volatile private var lastTouchNanos = System.nanoTime()
 
   /** A snapshot or a batch task used the feed: it is still wanted here. */

@@ -57,27 +57,65 @@ class ShardCadenceSuite extends AnyFunSuite {
     assert(ShardCadence.aligned(1000, Some(600), 200) == 600)
     assert(ShardCadence.aligned(1000, Some(100), 200) == 200)
     assert(ShardCadence.aligned(1000, Some(1500), 200) == 1000)
+    assert(ShardCadence.aligned(1000, Some(1000), 200) == 1000)
     assert(ShardCadence.aligned(1000, None, 200) == 1000)
   }
 
-  test("the clock keeps the largest bound (arrival - answered) and maps arrivals to nanoTime") {
-    val clock = new ArrivalClock(windowMillis = 60000)
-    assert(clock.offsetMillis.isEmpty && clock.toNanos(0, 0, 0).isEmpty)
-    clock.observe(arrivalMillis = 10000, answeredMillis = 10300) // read late: a loose bound
-    clock.observe(arrivalMillis = 11000, answeredMillis = 11005)
-    clock.observe(arrivalMillis = 12000, answeredMillis = 12400)
-    assert(clock.offsetMillis.contains(-5))
-    // arrival 13000 on Kinesis' clock is 13005 here: 1005 ms after a reading of 12000 ms taken at nanoTime 7e9
-    assert(clock.toNanos(13000, 7000000000L, 12000).contains(7000000000L + 1005000000L))
+  private val ms = 1000000L
+
+  /** A feed's answers of one record each at `arrivals`, read `readAfter` ms later; the calls each planned. */
+  private def answers(c: ShardCadence, clock: ArrivalClock, arrivals: Seq[Long], readAfter: Long): Seq[(Long, ShardCadence.CadenceCall)] =
+    arrivals.map { a =>
+      val now = a + readAfter
+      c.answered(1, a, atTip = true, clock, now)
+      (c.nextCall(1, atTip = true, clock, now * ms, now, (now + 1000) * ms, (now + 200) * ms), c.nextCallIs)
+    }
+
+  test("a regular shard polled 600 ms after its records is called just after the next one is due, then on each") {
+    val (c, clock) = (new ShardCadence, new ArrivalClock())
+    val calls = answers(c, clock, Seq(0L, 1000L, 2000L, 3000L, 4000L), readAfter = 600)
+    assert(calls.take(4).forall(_._2 == ShardCadence.Unplanned) && calls.take(4).forall(x => x._1 % (1000 * ms) == 600 * ms))
+    assert(calls(4) == ((5000 + 20) * ms, ShardCadence.Due))
+    // on the cadence: each record read 20 ms after it arrived, the next call a second later
+    assert(answers(c, clock, Seq(5000L, 6000L), readAfter = 20) == Seq(((6000 + 20) * ms, ShardCadence.Due), ((7000 + 20) * ms, ShardCadence.Due)))
   }
 
-  test("the clock follows drift: a bound older than two windows is forgotten, none new keeps the last") {
+  test("a call that finds nothing when its record was due is made once more, then the shard is polled as planned") {
+    val (c, clock) = (new ShardCadence, new ArrivalClock())
+    answers(c, clock, Seq(0L, 1000L, 2000L, 3000L, 4000L), readAfter = 600)
+    c.answered(0, 0, atTip = true, clock, 5020) // the record due at 5000 is late
+    assert(c.nextCall(0, atTip = true, clock, 5020 * ms, 5020, 6020 * ms, 5220 * ms) == 5220 * ms) // not inside the pacing
+    assert(c.nextCallIs == ShardCadence.Retry)
+    c.answered(0, 0, atTip = true, clock, 5220) // still nothing: the planned calls, no more retries
+    assert(c.nextCall(0, atTip = true, clock, 5220 * ms, 5220, 6220 * ms, 5420 * ms) == 6220 * ms)
+    assert(c.nextCallIs == ShardCadence.Unplanned)
+  }
+
+  test("after five misses in a row the shard is polled as planned; behind the tip it starts over") {
+    val (c, clock) = (new ShardCadence, new ArrivalClock())
+    answers(c, clock, Seq(0L, 1000L, 2000L, 3000L, 4000L), readAfter = 600)
+    (1 to ShardCadence.MaxMisses).foreach { i =>
+      assert(c.nextCallIs == ShardCadence.Due)
+      c.answered(0, 0, atTip = true, clock, 0) // the due call finds nothing (its record never comes)
+      c.nextCall(0, atTip = true, clock, 0, 0, 1000 * ms, 200 * ms)
+      answers(c, clock, (0 to 4).map(k => 100000L * i + 1000 * k), readAfter = 600) // regular again
+    }
+    assert(c.nextArrivalMillis.isEmpty && c.nextCallIs == ShardCadence.Unplanned)
+    c.answered(5, 900000, atTip = false, clock, 900600)
+    answers(c, clock, (1 to 5).map(k => 900000L + 1000 * k), readAfter = 600)
+    assert(c.nextCallIs == ShardCadence.Due)
+  }
+
+  test("the clock takes Kinesis' clock as agreeing with this one unless answers show it ahead, and follows drift") {
     val clock = new ArrivalClock(windowMillis = 1000)
-    clock.observe(0, -50) // Kinesis 50 ms ahead
-    clock.observe(1500, 1500) // next window: the clocks agree now
-    assert(clock.offsetMillis.contains(50)) // the last window still counts
-    clock.observe(2600, 2600)
-    assert(clock.offsetMillis.contains(0))
-    assert(new ArrivalClock(1000).offsetMillis.isEmpty)
+    assert(clock.offsetMillis == 0)
+    clock.observe(arrivalMillis = 10000, answeredMillis = 10300) // read late: says nothing
+    assert(clock.offsetMillis == 0 && clock.toNanos(13000, 7000 * ms, 12000) == (7000 + 1000) * ms)
+    clock.observe(arrivalMillis = 10500, answeredMillis = 10450) // arrived after it was read here: 50 ms ahead
+    assert(clock.offsetMillis == 50 && clock.toNanos(13000, 7000 * ms, 12000) == (7000 + 950) * ms)
+    clock.observe(11500, 11500) // the next window: the last one still counts
+    assert(clock.offsetMillis == 50)
+    clock.observe(12600, 12600)
+    assert(clock.offsetMillis == 0)
   }
 }
