@@ -5,8 +5,9 @@ package io.github.sparkkinesis.source
  * producer flushing on a timer). Such a shard is polled about once a period ([[ShardFeed.sparseWaitNanos]]) at
  * whatever phase its calls fell on, so its records waited half a period on average before a call found them: at a
  * record a second, 500 ms of the put→row latency. A call planned just after the next record is due finds it at
- * once, with as many calls as before. The due time is on Kinesis' clock (arrival times), placed on this JVM's by an
- * [[ArrivalClock]]. Traffic that is not regular (gaps that differ, several records an answer) plans nothing here. Its feed's answers come one after the other (a call is made once the one before ended).
+ * once, with as many calls as before. The due time is on Kinesis' clock (arrival times), placed on this JVM's by
+ * an [[ArrivalClock]]. Traffic that is not regular (gaps that differ, several records an answer) plans nothing
+ * here. Its feed's answers come one after the other (a call is made once the one before ended).
  */
 final class ShardCadence {
   import ShardCadence._
@@ -47,9 +48,11 @@ final class ShardCadence {
       else if (found > 0) nextArrivalMillis.map(a => clock.toNanos(a + marginMillis, nowNanos, nowMillis) -> Due)
       else if (made == Due) Some((nowNanos + marginMillis * 1000000L) -> Retry)
       else None
-    val chosen = due.filter(_._1 <= planned)
-    made = chosen.fold(Unplanned: CadenceCall)(_._2)
-    aligned(planned, chosen.map(_._1), earliest)
+    val next = aligned(planned, due.map(_._1), earliest)
+    // A planned call at most a margin before the due time is for the due record too (the planned wait is capped
+    // at a second, a gap may be a little longer): if it finds nothing, it is made once more.
+    made = due.filter(next >= _._1 - marginMillis * 1000000L).fold(Unplanned: CadenceCall)(_._2)
+    next
   }
 
   /** How the next call was planned. */
@@ -79,7 +82,9 @@ final class ShardCadence {
   private[source] def missed(): Unit = { agreeing = 0; slack += MinMarginMillis; misses += 1 }
 
   /** Behind the tip (a backlog, a reset): what was seen says nothing about the next record's time. */
-  def reset(): Unit = { newest = Long.MinValue; gap = 0; agreeing = 0; jitter = 0; slack = 0; misses = 0; made = Unplanned }
+  def reset(): Unit = {
+    newest = Long.MinValue; gap = 0; agreeing = 0; jitter = 0; slack = 0; misses = 0; made = Unplanned
+  }
 
   /** When the next record arrives (Kinesis' clock, ms), once [[Regular]] gaps in a row agreed, unless calls missed. */
   def nextArrivalMillis: Option[Long] = if (agreeing >= Regular && misses < MaxMisses) Some(newest + gap) else None

@@ -64,31 +64,56 @@ class ShardCadenceSuite extends AnyFunSuite {
   private val ms = 1000000L
 
   /** A feed's answers of one record each at `arrivals`, read `readAfter` ms later; the calls each planned. */
-  private def answers(c: ShardCadence, clock: ArrivalClock, arrivals: Seq[Long], readAfter: Long): Seq[(Long, ShardCadence.CadenceCall)] =
+  private def answers(c: ShardCadence, clock: ArrivalClock, arrivals: Seq[Long],
+      readAfter: Long): Seq[(Long, ShardCadence.CadenceCall)] =
     arrivals.map { a =>
       val now = a + readAfter
       c.answered(1, a, atTip = true, clock, now)
       (c.nextCall(1, atTip = true, clock, now * ms, now, (now + 1000) * ms, (now + 200) * ms), c.nextCallIs)
     }
 
+  /** An empty answer read at `now` (ms), and the next call when planned a second later, paced at 200 ms. */
+  private def empty(c: ShardCadence, clock: ArrivalClock, now: Long): (Long, ShardCadence.CadenceCall) = {
+    c.answered(0, 0, atTip = true, clock, now)
+    (c.nextCall(0, atTip = true, clock, now * ms, now, (now + 1000) * ms, (now + 200) * ms), c.nextCallIs)
+  }
+
   test("a regular shard polled 600 ms after its records is called just after the next one is due, then on each") {
     val (c, clock) = (new ShardCadence, new ArrivalClock())
     val calls = answers(c, clock, Seq(0L, 1000L, 2000L, 3000L, 4000L), readAfter = 600)
-    assert(calls.take(4).forall(_._2 == ShardCadence.Unplanned) && calls.take(4).forall(x => x._1 % (1000 * ms) == 600 * ms))
+    assert(calls.take(4).forall { case (at, made) => made == ShardCadence.Unplanned && at % (1000 * ms) == 600 * ms })
     assert(calls(4) == ((5000 + 20) * ms, ShardCadence.Due))
     // on the cadence: each record read 20 ms after it arrived, the next call a second later
-    assert(answers(c, clock, Seq(5000L, 6000L), readAfter = 20) == Seq(((6000 + 20) * ms, ShardCadence.Due), ((7000 + 20) * ms, ShardCadence.Due)))
+    assert(answers(c, clock, Seq(5000L, 6000L), readAfter = 20) ==
+      Seq(((6000 + 20) * ms, ShardCadence.Due), ((7000 + 20) * ms, ShardCadence.Due)))
   }
 
   test("a call that finds nothing when its record was due is made once more, then the shard is polled as planned") {
     val (c, clock) = (new ShardCadence, new ArrivalClock())
     answers(c, clock, Seq(0L, 1000L, 2000L, 3000L, 4000L), readAfter = 600)
     c.answered(0, 0, atTip = true, clock, 5020) // the record due at 5000 is late
-    assert(c.nextCall(0, atTip = true, clock, 5020 * ms, 5020, 6020 * ms, 5220 * ms) == 5220 * ms) // not inside the pacing
+    // once more after the margin, not inside the pacing
+    assert(c.nextCall(0, atTip = true, clock, 5020 * ms, 5020, 6020 * ms, 5220 * ms) == 5220 * ms)
     assert(c.nextCallIs == ShardCadence.Retry)
     c.answered(0, 0, atTip = true, clock, 5220) // still nothing: the planned calls, no more retries
     assert(c.nextCall(0, atTip = true, clock, 5220 * ms, 5220, 6220 * ms, 5420 * ms) == 6220 * ms)
     assert(c.nextCallIs == ShardCadence.Unplanned)
+  }
+
+  test("a planned call a little before the record is due counts as the due call; well before, it does not") {
+    val (c, clock) = (new ShardCadence, new ArrivalClock())
+    answers(c, clock, Seq(0L, 1000L, 2000L, 3000L), readAfter = 600)
+    c.answered(1, 4000, atTip = true, clock, 4600)
+    // due at 5000 + 20 here; the planned call (a second after the last, the cap) comes 10 ms before it
+    assert(c.nextCall(1, atTip = true, clock, 4600 * ms, 4600, 5010 * ms, 4800 * ms) == 5010 * ms)
+    assert(c.nextCallIs == ShardCadence.Due)
+    assert(empty(c, clock, 5010) == (5210 * ms, ShardCadence.Retry)) // it found nothing: once more
+    val (d, clock2) = (new ShardCadence, new ArrivalClock())
+    answers(d, clock2, Seq(0L, 2000L, 4000L, 6000L), readAfter = 600)
+    d.answered(1, 8000, atTip = true, clock2, 8600)
+    // a record every 2 s: the call a second later (the cap) is not for it
+    assert(d.nextCall(1, atTip = true, clock2, 8600 * ms, 8600, 9600 * ms, 8800 * ms) == 9600 * ms)
+    assert(d.nextCallIs == ShardCadence.Unplanned)
   }
 
   test("after five misses in a row the shard is polled as planned; behind the tip it starts over") {
