@@ -53,7 +53,7 @@ class ShardCadenceSuite extends AnyFunSuite {
     assert(seen(0, 40, 80, 120, 160).marginMillis == 10)
   }
 
-  test("a call goes on the cadence only when that is sooner than planned, and never inside the pacing") {
+  test("a call goes on the cadence only when that is no later than planned, and never inside the pacing") {
     assert(ShardCadence.aligned(1000, Some(600), 200) == 600)
     assert(ShardCadence.aligned(1000, Some(100), 200) == 200)
     assert(ShardCadence.aligned(1000, Some(1500), 200) == 1000)
@@ -129,6 +129,17 @@ class ShardCadenceSuite extends AnyFunSuite {
     c.answered(5, 900000, atTip = false, clock, 900600)
     answers(c, clock, (1 to 5).map(k => 900000L + 1000 * k), readAfter = 600)
     assert(c.nextCallIs == ShardCadence.Due)
+  }
+
+  test("only answers to calls not planned on the cadence teach the clock") {
+    val (c, clock) = (new ShardCadence, new ArrivalClock())
+    answers(c, clock, Seq(0L, 1000L, 2000L, 3000L, 4000L), readAfter = 600)
+    assert(c.nextCallIs == ShardCadence.Due)
+    c.answered(1, 5100, atTip = true, clock, 5020) // would say Kinesis is 80 ms ahead: a due call's answer, not taken
+    assert(clock.offsetMillis == 0)
+    c.reset()
+    c.answered(1, 6100, atTip = true, clock, 6020) // the same from an unplanned call is taken
+    assert(clock.offsetMillis == 80)
   }
 
   test("the clock takes Kinesis' clock as agreeing with this one unless answers show it ahead, and follows drift") {
