@@ -57,7 +57,7 @@ object RangeReader extends Logging {
             // The planned end is a record a fetch returned: a re-read must meet it exactly. Passing it, or finding
             // nothing more (the tip, the shard's end), means it is no longer in the shard.
             if (inRange.lastPosition.contains(end)) done = true
-            else if (inRange.size < poll.records.size || poll.ended || (poll.records.isEmpty && poll.millisBehindLatest == 0)) {
+            else if (inRange.size < poll.records.size || poll.ended || (poll.records.isEmpty && poll.atTip)) {
               val met = if (inRange.size < poll.records.size) {
                 s"the re-read found sequence number ${poll.records.sequenceNumber(inRange.size)} past it"
               } else "the re-read reached the end of what the shard holds"

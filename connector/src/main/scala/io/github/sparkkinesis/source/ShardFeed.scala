@@ -231,7 +231,7 @@ final class ShardFeed(
     }
     if (admitted < n) cutoffReached = true
     else if (poll.ended) readTo = ShardEnd
-    atTip = admitted == n && (poll.ended || poll.millisBehindLatest == 0)
+    atTip = admitted == n && (poll.ended || poll.atTip)
     idlePolls = if (n == 0 && atTip) idlePolls + 1 else 0
     if (idlePolls == 1) idleSinceNanos = System.nanoTime()
     added

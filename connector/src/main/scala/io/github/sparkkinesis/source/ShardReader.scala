@@ -11,8 +11,19 @@ import org.apache.spark.internal.Logging
 import software.amazon.awssdk.services.kinesis.KinesisClient
 import software.amazon.awssdk.services.kinesis.model._
 
-/** What one GetRecords call gave. `ended`: the shard is closed and nothing follows these records. */
-final case class Poll(records: RecordBlock, bytes: Long, millisBehindLatest: Long, ended: Boolean)
+/**
+ * What one GetRecords call gave. `ended`: the shard is closed and nothing follows these records. `filled`: the
+ * answer holds as many Kinesis records as the call's Limit asked for, so more may follow at once.
+ */
+final case class Poll(records: RecordBlock, bytes: Long, millisBehindLatest: Long, ended: Boolean,
+    filled: Boolean = false) {
+  /**
+   * Nothing more to read now. MillisBehindLatest counts whole milliseconds (kinesis-mock: from the answer's last
+   * record to the shard's newest), so an answer a Limit cut short inside records that arrived in one millisecond
+   * (one PutRecords request) reads 0 with more to come; an AvailableNow query took it for the tip and ended.
+   */
+  def atTip: Boolean = millisBehindLatest == 0 && !filled
+}
 
 /**
  * Reads one shard forward from a position with blocking GetRecords calls. A batch task re-reading a planned range
@@ -46,6 +57,7 @@ final class ShardReader(client: KinesisClient, config: SourceConfig, val key: Sh
     }
     resumeRecord = resumeRecord.flatMap(ShardReader.checkResumed(config, key, position, _, response))
     val poll = ShardReader.decode(key, position, response)
+      .copy(filled = response.records().size >= ShardReader.callLimit(limit))
     poll.records.lastPosition.foreach(position = _)
     iterator = Option(response.nextShardIterator())
     if (poll.ended) {
@@ -79,7 +91,10 @@ object ShardReader {
   val ReadQuotaBytesPerSecond: Double = 2.0 * 1024 * 1024
 
   def getRecords(iterator: String, limit: Int): GetRecordsRequest =
-    GetRecordsRequest.builder().shardIterator(iterator).limit(math.max(1, math.min(limit, 10000))).build()
+    GetRecordsRequest.builder().shardIterator(iterator).limit(callLimit(limit)).build()
+
+  /** The Limit a call sends: Kinesis takes 1 to 10,000. */
+  def callLimit(limit: Int): Int = math.max(1, math.min(limit, 10000))
 
   def iteratorRequest(config: SourceConfig, key: ShardKey, position: ShardPosition): GetShardIteratorRequest = {
     val start = startOf(key, position)

@@ -16,8 +16,8 @@ class ShardFeedSuite extends AnyFunSuite {
   /** Records with sequence numbers `from` until `until`, arrival time = sequence number. */
   private def records(seqs: Range, sub: Long = 0): IndexedSeq[UserRecord] =
     seqs.map(i => UserRecord(s"k$i", Array.fill[Byte](10)(1), f"$i%05d", sub, i.toLong))
-  private def poll(rs: IndexedSeq[UserRecord], behind: Long = 0, ended: Boolean = false) =
-    Poll(RecordBlock.of(rs), rs.map(r => r.data.length + r.partitionKey.length).sum.toLong, behind, ended)
+  private def poll(rs: IndexedSeq[UserRecord], behind: Long = 0, ended: Boolean = false, filled: Boolean = false) =
+    Poll(RecordBlock.of(rs), rs.map(r => r.data.length + r.partitionKey.length).sum.toLong, behind, ended, filled)
   private def at(i: Int) = After(f"$i%05d", 0)
   /** A buffered part as positions (records hold arrays, which compare by reference). */
   private def positions(p: Option[BufferedPart]) = p.map(b => (b.records.flatMap(_.iterator.map(_.position)), b.resumeFrom))
@@ -32,6 +32,16 @@ class ShardFeedSuite extends AnyFunSuite {
     f.onPoll(poll(records(4 to 5)), _ => true)
     val s = f.state(all, all)
     assert(s.last == at(5) && s.records == 5 && s.caughtUp)
+  }
+
+  test("an answer as long as its Limit is not the tip, even at 0 ms behind (the rest arrived in the same ms)") {
+    val f = feed()
+    f.onPoll(poll(records(1 to 5), filled = true), _ => true)
+    assert(!f.caughtUp && !f.state(all, all).caughtUp, "more records may follow at once")
+    f.onPoll(poll(records(6 to 7)), _ => true)
+    assert(f.caughtUp && f.state(all, all).last == at(7))
+    f.onPoll(poll(IndexedSeq.empty, filled = false), _ => true)
+    assert(f.caughtUp, "an empty answer at 0 ms behind is the tip")
   }
 
   test("a read limit ends the plan at a held record (at least one), and the rest stays for the next batch") {

@@ -111,6 +111,18 @@ class SourceInitialPositionSuite extends AnyFunSuite with SourceTest {
     assert(collector.batchIds.nonEmpty)
   }
 
+  test("Trigger.AvailableNow reads records that arrived together, however few each call may return") {
+    val stream = newStreamName("avnow-limit")
+    kinesis.createStream(stream, 1)
+    val put = kinesis.putInOneRequest(stream, records("together", 12))
+    // kinesis-mock counts MillisBehindLatest from an answer's last record: with every record in one millisecond,
+    // an answer its Limit cut short reads 0 ms behind. Calls 2 s apart let a batch end before the next answer.
+    assert(kinesis.arrivalMillis(stream, put.head.shardId).distinct.size == 1, "the records share one millisecond")
+    val collector = readAvailableNow(kinesisReader(stream, "initialPosition" -> "trim_horizon",
+      "maxRecordsPerFetch" -> "4", "minFetchPeriod" -> "2s"))
+    assertExactly(collector.records, put)
+  }
+
   test("one query reads several streams, each with its own shards and offsets") {
     val (a, b) = (newStreamName("multi-a"), newStreamName("multi-b"))
     kinesis.createStream(a, 2)

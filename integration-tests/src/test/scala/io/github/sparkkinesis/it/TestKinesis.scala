@@ -68,6 +68,26 @@ final class TestKinesis(endpoint: URI) extends AutoCloseable {
     PutRecordResult(key, data, r.shardId(), r.sequenceNumber())
   }
 
+  /** Puts records in one PutRecords request (at most 500), so they arrive together; fails if any was refused. */
+  def putInOneRequest(name: String, records: Seq[(String, String)]): Seq[PutRecordResult] = {
+    val entries = records.map { case (key, data) =>
+      PutRecordsRequestEntry.builder().partitionKey(key).data(SdkBytes.fromUtf8String(data)).build()
+    }
+    val response = client.putRecords(PutRecordsRequest.builder().streamName(name).records(entries.asJava).build())
+    require(response.failedRecordCount() == 0, s"${response.failedRecordCount()} of ${records.size} records refused")
+    records.zip(response.records().asScala).map { case ((key, data), r) =>
+      PutRecordResult(key, data, r.shardId(), r.sequenceNumber())
+    }
+  }
+
+  /** The arrival times of a shard's records, read from its trim horizon (up to 10,000 records). */
+  def arrivalMillis(name: String, shardId: String): Seq[Long] = {
+    val iterator = client.getShardIterator(GetShardIteratorRequest.builder().streamName(name).shardId(shardId)
+      .shardIteratorType(ShardIteratorType.TRIM_HORIZON).build()).shardIterator()
+    client.getRecords(GetRecordsRequest.builder().shardIterator(iterator).build()).records().asScala
+      .map(_.approximateArrivalTimestamp().toEpochMilli).toSeq
+  }
+
   def split(name: String, shardId: String): Unit = {
     val shard = control.listShards(ListShardsRequest.builder().streamName(name).build()).shards().asScala
       .find(_.shardId() == shardId).getOrElse(throw new IllegalArgumentException(s"no shard $shardId"))
