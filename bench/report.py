@@ -752,7 +752,7 @@ quotas, where the simulator's served bytes (payload + partition key, what the qu
 figure is a median over repetitions (3 by default); the machine's load average is recorded with each repetition.
 
 ```bash
-make bench                  # the full run (about 50 min on 2 cores, estimated, plus the build): bench/results/<date>.*
+make bench                  # the full run (about 80 min on 2 cores, plus the build): bench/results/<date>.*
 BENCH_QUICK=1 make bench    # a short run (fewer shapes, 1 repetition): bench/results/<date>-quick.*
 BENCH_REPS=1 make bench     # fewer repetitions
 BENCH_STRICT=1 make bench   # exit non-zero when a target is missed
@@ -797,7 +797,13 @@ The latest results follow (copied from `bench/results/`).
 """
 
 
-def docs(results: dict[str, Any], plots: dict[str, str], results_dir: str) -> str:
+NOTES_MARKER = "<!-- Notes written by hand follow: `make bench` keeps everything from this line on. -->"
+
+
+def docs(results: dict[str, Any], plots: dict[str, str], results_dir: str, previous: str = "") -> str:
+    """The page: the method, the run's summary, then the notes of the page it replaces (`previous`), kept."""
     summary = markdown(results, {k: f"{results_dir}/{v}" for k, v in plots.items()}, image_prefix="../")
     body = summary.split("\n", 1)[1]  # the summary's own title gives way to the page's
-    return DOC_INTRO + f"## Latest run: {results['date']}\n" + body.replace("\n## ", "\n### ")
+    notes = previous[previous.index(NOTES_MARKER):] if NOTES_MARKER in previous else ""
+    page = DOC_INTRO + f"## Latest run: {results['date']}\n" + body.replace("\n## ", "\n### ")
+    return page if not notes else page.rstrip("\n") + "\n\n" + notes

@@ -69,6 +69,7 @@ def run_benchmarks(spark: Any, sim: Simulator, settings: Settings, out_dir: Path
             traceback.print_exc()
             results[name] = {"error": f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"}
         results[name]["sectionSeconds"] = round(time.monotonic() - t, 1)
+        dump(out_dir / f"{output_stem(results)}.json", results)  # what ran so far survives a later crash
     results["loadAtEnd"] = load()
     results["elapsedSeconds"] = round(time.monotonic() - started, 1)
     write_outputs(results, out_dir, plots=plots, docs_path=docs_path)
@@ -80,12 +81,14 @@ def write_outputs(results: dict[str, Any], out_dir: Path, *, plots: bool = True,
     """Targets, plots, <stem>.json, <stem>.md and the docs page from the results."""
     stem = output_stem(results)
     results["targets"] = report.targets(results)
+    dump(out_dir / f"{stem}.json", results)  # before the plots: a plotting failure must not lose the figures
     files = report.plot(results, out_dir, stem) if plots else {}
     results["plots"] = files
     dump(out_dir / f"{stem}.json", results)
     (out_dir / f"{stem}.md").write_text(report.markdown(results, files))
     if docs_path is not None:
-        docs_path.write_text(report.docs(results, files, os.path.relpath(out_dir.resolve(), REPO)))
+        previous = docs_path.read_text() if docs_path.is_file() else ""
+        docs_path.write_text(report.docs(results, files, os.path.relpath(out_dir.resolve(), REPO), previous))
 
 
 def output_stem(results: dict[str, Any]) -> str:
@@ -124,6 +127,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="also read under quota with these source options (e.g. maxFetchRate=2)")
     parser.add_argument("--render", type=Path, default=None, help="only rebuild the outputs of this results JSON")
     args = parser.parse_args(argv)
+    args.out = args.out.resolve()  # SinkQuotaBench runs in sbt's forked JVM, whose working folder is not ours
     if args.render is not None:
         results = json.loads(args.render.read_text())
         write_outputs(results, args.render.parent, plots=not args.no_plots, docs_path=args.docs)
