@@ -56,8 +56,7 @@ final class ShardReader(client: KinesisClient, config: SourceConfig, val key: Sh
         client.getRecords(counted(ShardReader.getRecords(currentIterator(), limit)))
     }
     resumeRecord = resumeRecord.flatMap(ShardReader.checkResumed(config, key, position, _, response))
-    val poll = ShardReader.decode(key, position, response)
-      .copy(filled = response.records().size >= ShardReader.callLimit(limit))
+    val poll = ShardReader.decode(key, position, response, limit)
     poll.records.lastPosition.foreach(position = _)
     iterator = Option(response.nextShardIterator())
     if (poll.ended) {
@@ -120,13 +119,15 @@ object ShardReader {
   /**
    * The user records of a response that come after `position` (a resume AT a sequence number returns records
    * already read, inside an aggregate too), KPL aggregates split; bytes count data and partition keys as served.
+   * `limit`: the call's, to tell an answer it cut short ([[Poll.filled]]).
    */
-  def decode(key: ShardKey, position: ShardPosition, response: GetRecordsResponse): Poll =
-    decode(key, position, response.records(), response.millisBehindLatest(), ended = response.nextShardIterator() == null)
+  def decode(key: ShardKey, position: ShardPosition, response: GetRecordsResponse, limit: Int): Poll =
+    decode(key, position, response.records(), response.millisBehindLatest(), ended = response.nextShardIterator() == null,
+      filled = response.records().size >= callLimit(limit))
 
   /** The same for records however they came (a GetRecords answer, an enhanced fan-out event). */
   def decode(key: ShardKey, position: ShardPosition, records: java.util.List[Record], millisBehindLatest: java.lang.Long,
-      ended: Boolean): Poll = {
+      ended: Boolean, filled: Boolean = false): Poll = {
     var size = 0L
     val it = records.iterator()
     while (it.hasNext) {
@@ -153,7 +154,7 @@ object ShardReader {
         out.adopt(r.partitionKey(), data, r.sequenceNumber(), 0L, arrival)
       }
     }
-    Poll(out.result(), bytes, Option(millisBehindLatest).map(_.longValue).getOrElse(0L), ended)
+    Poll(out.result(), bytes, Option(millisBehindLatest).map(_.longValue).getOrElse(0L), ended, filled)
   }
 
   /**

@@ -20,7 +20,7 @@ class ShardReaderDecodeSuite extends AnyFunSuite {
   private def sequenceNumbers(poll: Poll) = (0 until poll.records.size).map(poll.records.sequenceNumber)
 
   test("a resume AT the last record read drops it and every record before it, and keeps the rest in order") {
-    val poll = ShardReader.decode(key, After(seq(5), 0), answer(3, 5, 7, 8, 9))
+    val poll = ShardReader.decode(key, After(seq(5), 0), answer(3, 5, 7, 8, 9), 10000)
     assert(sequenceNumbers(poll) == Seq(seq(7), seq(8), seq(9)))
     assert((0 until 3).map(poll.records.keyString) == Seq("key-7", "key-8", "key-9"))
     assert(new String(poll.records.data(2), "UTF-8") == "payload-9" && poll.records.arrivalMillis(0) == 7L)
@@ -29,7 +29,18 @@ class ShardReaderDecodeSuite extends AnyFunSuite {
   }
 
   test("from the trim horizon every record is new; past the answer's last record none is") {
-    assert(sequenceNumbers(ShardReader.decode(key, TrimHorizon, answer(1, 2, 3))) == Seq(seq(1), seq(2), seq(3)))
-    assert(ShardReader.decode(key, After(seq(3), 0), answer(1, 2, 3)).records.isEmpty)
+    assert(sequenceNumbers(ShardReader.decode(key, TrimHorizon, answer(1, 2, 3), 10000)) == Seq(seq(1), seq(2), seq(3)))
+    assert(ShardReader.decode(key, After(seq(3), 0), answer(1, 2, 3), 10000).records.isEmpty)
+  }
+
+  test("an answer as long as its call's Limit is not the tip at 0 ms behind; a shorter one, or an empty one, is") {
+    val cut = ShardReader.decode(key, TrimHorizon, answer(1, 2, 3), 3)
+    assert(cut.filled && cut.millisBehindLatest == 0 && !cut.atTip, "more records may have arrived in that ms")
+    assert(ShardReader.decode(key, TrimHorizon, answer(1, 2, 3), 4).atTip)
+    assert(ShardReader.decode(key, TrimHorizon, answer(), 1).atTip)
+    // Counted in Kinesis records: a resume AT a sequence number fills a Limit of 1 with the record it drops.
+    val resumed = ShardReader.decode(key, After(seq(3), 0), answer(3), 1)
+    assert(resumed.records.isEmpty && !resumed.atTip)
+    assert(ShardReader.decode(key, TrimHorizon, answer(1, 2), 0).filled, "a Limit below 1 is sent as 1")
   }
 }
