@@ -26,7 +26,7 @@ import org.apache.spark.sql.connector.read.streaming.SupportsRealTimeRead.Record
 final class RealTimeReader(partition: RealTimeInputPartition) extends SupportsRealTimeRead[InternalRow] {
   import RealTimeReader._
 
-  private final class Cursor(val key: ShardKey, val from: ShardPosition) {
+  private final class Cursor(val key: ShardKey, val from: ShardPosition, hashKeys: Option[HashKeySpan]) {
     val columns = SourceRow.shardColumns(key)
     /** Everything up to here was emitted (the current block's emitted records not yet included). */
     var position: ShardPosition = from
@@ -52,7 +52,8 @@ final class RealTimeReader(partition: RealTimeInputPartition) extends SupportsRe
         position = emitted
         block = RecordBlock.empty
         index = 0
-        feed = Prefetcher.feedFor(partition.sourceId, partition.config, key, position, None, spill = false)
+        feed = Prefetcher.feedFor(partition.sourceId, partition.config, key, position, endsAtTip = false,
+          spill = false, hashKeys)
         feed.failed.foreach(e => throw SnapshotJob.failure(key, e))
         val ended = feed.ended // read before the records: nothing is added to a feed after its end
         val taken = feed.heldAfter(position)
@@ -70,7 +71,7 @@ final class RealTimeReader(partition: RealTimeInputPartition) extends SupportsRe
     }
   }
 
-  private var cursors = partition.starts.map { case (key, from) => new Cursor(key, from) }.toArray
+  private var cursors = partition.starts.map { case (key, from) => new Cursor(key, from, partition.hashKeys.get(key)) }.toArray
   private lazy val discovery = new ShardDiscovery(partition.config)
   private val out = new SourceRow
   private val location = SnapshotJob.executorLocation()
@@ -136,7 +137,7 @@ final class RealTimeReader(partition: RealTimeInputPartition) extends SupportsRe
     val children = discovery.shards().values.filter { m =>
       !mine.contains(m.key) && m.parents.nonEmpty && m.parents.forall(p => mine.get(ShardKey(m.key.stream, p)).exists(_.done))
     }
-    cursors = cursors ++ children.toSeq.sortBy(_.key).map(m => new Cursor(m.key, TrimHorizon))
+    cursors = cursors ++ children.toSeq.sortBy(_.key).map(m => new Cursor(m.key, TrimHorizon, Some(m.hashKeys)))
   }
 
   private def emit(c: Cursor): RecordStatus = {

@@ -2,12 +2,11 @@ package io.github.sparkkinesis.sink
 
 import java.math.BigInteger
 import java.nio.ByteBuffer
-import java.nio.charset.StandardCharsets
-import java.security.MessageDigest
 
 import scala.util.control.NonFatal
 
 import io.github.sparkkinesis.client.{ConnectionConfig, KinesisClientFactory, ShardListing, TtlCache}
+import io.github.sparkkinesis.source.HashKeySpan
 import org.slf4j.LoggerFactory
 import software.amazon.awssdk.core.exception.AbortedException
 import software.amazon.awssdk.services.kinesis.model.{PutRecordsRequestEntry, ResourceNotFoundException}
@@ -62,10 +61,7 @@ final class ShardMap private (startHigh: Array[Long], startLow: Array[Long], val
 object ShardMap {
   private val log = LoggerFactory.getLogger(classOf[ShardMap])
 
-  private val md5 = ThreadLocal.withInitial[MessageDigest](() => MessageDigest.getInstance("MD5"))
-
-  private def md5Of(partitionKey: String): Array[Byte] =
-    md5.get().digest(partitionKey.getBytes(StandardCharsets.UTF_8))
+  private def md5Of(partitionKey: String): Array[Byte] = HashKeySpan.md5Of(partitionKey)
 
   /** The hash key Kinesis routes a record by, as PutRecords' `ExplicitHashKey` takes it (a decimal string). */
   def hashKeyOf(partitionKey: String, explicitHashKey: String): String =

@@ -30,7 +30,8 @@ import software.amazon.awssdk.services.kinesis.model._
  * outside it (either may run the other side's callbacks on the same thread).
  */
 final class FanOutFetcher(client: KinesisAsyncClient, config: SourceConfig, key: ShardKey, consumerArn: String,
-    start: ShardPosition, tally: CallTally, counts: FanOutTally) extends ShardFetcher with Logging {
+    start: ShardPosition, tally: CallTally, counts: FanOutTally, hashKeys: Option[HashKeySpan])
+  extends ShardFetcher with Logging {
 
   import FanOutFetcher._
 
@@ -143,7 +144,7 @@ final class FanOutFetcher(client: KinesisAsyncClient, config: SourceConfig, key:
     millisBehind = Option(e.millisBehindLatest()).map(_.longValue).getOrElse(0L)
     resumeRecord = resumeRecord.flatMap(ShardReader.checkResumed(config, key, position, _,
       if (records.isEmpty) None else Some(records.get(0).sequenceNumber()), ended || millisBehind == 0))
-    val poll = ShardReader.decode(key, position, records, e.millisBehindLatest(), ended)
+    val poll = ShardReader.decode(key, position, records, e.millisBehindLatest(), ended, filled = false, hashKeys)
     poll.records.lastPosition.foreach(position = _)
     continuation = Option(e.continuationSequenceNumber())
     if (ended) position = ShardEnd

@@ -25,8 +25,7 @@ final class KinesisBatch(config: SourceConfig) extends Batch {
     val sourceId = UUID.randomUUID().toString
     val discovery = new ShardDiscovery(config)
     val planner = new FetchPlanner(config, discovery)
-    val cutoff = System.currentTimeMillis()
-    val start = planner.initialOffset(cutoff)
+    val start = planner.initialOffset(System.currentTimeMillis())
     val sc = SparkSession.active.sparkContext
     var offset = start
     val owners = mutable.Map.empty[ShardKey, String]
@@ -34,8 +33,10 @@ final class KinesisBatch(config: SourceConfig) extends Batch {
     while (!done) {
       val readable = planner.readableShards(offset)
       // Every round asks from the read's start: a feed that reached further reports how far, and keeps its records.
-      val requests = readable.map(k => SnapshotRequest(k, start.get(k).getOrElse(TrimHorizon), Long.MaxValue, Long.MaxValue))
-      val spec = SnapshotSpec(sourceId, config, Some(cutoff), SnapshotWait(0L, untilCaughtUp = true), spill = true)
+      val shards = discovery.shards()
+      val requests = readable.map(k => SnapshotRequest.of(shards, k, start.get(k).getOrElse(TrimHorizon), Long.MaxValue, Long.MaxValue))
+      // Feeds end at the first tip they find: they are made after the read started (see ShardFeed).
+      val spec = SnapshotSpec(sourceId, config, endsAtTip = true, SnapshotWait(0L, untilCaughtUp = true), spill = true)
       val (snapshots, _) = SnapshotJob.run(sc, spec, planner.groups(requests, owners.toMap))
       snapshots.foreach(s => owners(s.key) = s.location)
       if (snapshots.exists(_.last == ShardEnd)) discovery.invalidate()
@@ -43,9 +44,10 @@ final class KinesisBatch(config: SourceConfig) extends Batch {
       // Done when every shard is at its tip or the cut-off and no parent's end made children readable.
       done = snapshots.forall(_.state.caughtUp) && planner.readableShards(offset).toSet == readable.toSet
     }
+    val shards = discovery.shards()
     val ranges = offset.positions.toSeq.sortBy(_._1).flatMap { case (key, to) =>
       val from = start.get(key).getOrElse(TrimHorizon)
-      if (from == to) None else Some(ShardRange(key, from, to))
+      if (from == to) None else Some(ShardRange(key, from, to, shards.get(key).map(_.hashKeys)))
     }
     lineageGroups(ranges, discovery.shards()).map { group =>
       KinesisInputPartition(sourceId, config, group, owners.get(group.head.key)): InputPartition

@@ -28,7 +28,8 @@ final class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: St
   private val discovery = new ShardDiscovery(config)
   private val planner = new FetchPlanner(config, discovery)
   private val progress = new SourceProgress
-  private var availableNowCutoff: Option[Long] = None
+  /** `Trigger.AvailableNow`: feeds end at the tip they see, made after the run started (see [[ShardFeed]]). */
+  private var availableNow = false
   private var lastAdvanced = true
   private var lastBehind = false
   private var lastSnapshotNanos = 0L
@@ -83,8 +84,10 @@ final class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: St
   }
 
   override def prepareForTriggerAvailableNow(): Unit = {
-    availableNowCutoff = Some(System.currentTimeMillis())
-    logInfo(s"Trigger.AvailableNow: reading records that arrived up to ${availableNowCutoff.get}")
+    availableNow = true
+    // The run reads shards as a listing made after its start shows them (a closed one to its end).
+    discovery.invalidate()
+    logInfo("Trigger.AvailableNow: reading each shard up to the tip its first read after the start finds")
   }
 
   /** The options as executors read with them: with the ARNs of the enhanced fan-out consumers, once ACTIVE. */
@@ -113,28 +116,29 @@ final class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: St
     // Idle (the last snapshot found nothing): no Spark job until an executor signals a change, the shards change,
     // or IdleSnapshotInterval passes (feeds are kept alive and metrics refreshed). A trigger waits IdleTriggerWait
     // for a signal, then reports nothing new. Without signals, a snapshot waits on the executors (IdleWait).
-    val idle = !lastAdvanced && availableNowCutoff.isEmpty && executorsSignal &&
+    val idle = !lastAdvanced && !availableNow && executorsSignal &&
       ((readable eq lastReadable) || readable == lastReadable)
     val periodic = idle && System.nanoTime() - lastSnapshotNanos >= IdleSnapshotInterval.toNanos
     if (idle && !periodic && !signal.awaitAfter(signalsSeen, IdleTriggerWait.toNanos)) return unchanged(start)
     signalsSeen = signal.count
 
     val (maxRecords, maxBytes) = FetchPlanner.budgets(limit, readable.size)
-    val requests = readable.map(k => SnapshotRequest(k, start.get(k).getOrElse(TrimHorizon), maxRecords, maxBytes))
+    val shards = discovery.shards()
+    val requests = readable.map(k => SnapshotRequest.of(shards, k, start.get(k).getOrElse(TrimHorizon), maxRecords, maxBytes))
     val groups = planner.groups(requests, owners)
     val sc = SparkSession.active.sparkContext
     context = Some(sc)
     // A catch-up (the last snapshot saw shards behind their tip) gathers for up to CatchUpBatch since that snapshot.
     val fill = if (!lastBehind) 0L else math.max(0L, CatchUpBatch.toNanos - (System.nanoTime() - lastSnapshotNanos))
     val feedConfig = readConfig
-    def snapshot(linger: Long) = SnapshotJob.run(sc, SnapshotSpec(sourceId, feedConfig, availableNowCutoff,
+    def snapshot(linger: Long) = SnapshotJob.run(sc, SnapshotSpec(sourceId, feedConfig, availableNow,
       SnapshotWait(linger, untilCaughtUp = false, fill), driverListens = listening), groups,
       if (periodic) "periodic, idle stream" else "")
     val linger = if (lastAdvanced || executorsSignal) 0L else IdleWait.toNanos
     var (snapshots, stats) = snapshot(linger)
-    // AvailableNow ends at the first batch with nothing new: "nothing" must mean every shard is at its tip or past
-    // the cut-off, never that reads were slow or throttled.
-    while (availableNowCutoff.isDefined && !snapshots.exists(_.advanced) && !snapshots.forall(_.state.caughtUp)) {
+    // AvailableNow ends at the first batch with nothing new: "nothing" must mean every shard reached the tip it
+    // ends at, never that reads were slow or throttled.
+    while (availableNow && !snapshots.exists(_.advanced) && !snapshots.forall(_.state.caughtUp)) {
       val next = snapshot(IdleWait.toNanos)
       snapshots = next._1
       stats = next._2
@@ -158,9 +162,10 @@ final class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: St
   override def planInputPartitions(startOffset: Offset, endOffset: Offset): Array[InputPartition] = {
     val start = KinesisSourceOffset.from(startOffset)
     val end = KinesisSourceOffset.from(endOffset)
+    val shards = discovery.shards()
     val ranges = end.positions.toSeq.sortBy(_._1).flatMap { case (key, to) =>
       val from = start.get(key).getOrElse(TrimHorizon)
-      if (from == to) None else Some(ShardRange(key, from, to))
+      if (from == to) None else Some(ShardRange(key, from, to, shards.get(key).map(_.hashKeys)))
     }
     val grouped = lastPlan.filter(_._1 == end) match {
       case Some((_, groups)) =>
@@ -192,9 +197,10 @@ final class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: St
     synchronized { realTimeStart = Some(start) }
     SparkSession.getActiveSession.foreach(s => context = Some(s.sparkContext))
     val feedConfig = readConfig
+    val shards = discovery.shards()
     planner.taskGroups(planner.readableShards(start))(identity).map { group =>
       RealTimeInputPartition(sourceId, feedConfig, group.map(k => k -> start.get(k).getOrElse(TrimHorizon)),
-        FetchPlanner.ownerOf(group, owners)): InputPartition
+        FetchPlanner.ownerOf(group, owners), group.flatMap(k => shards.get(k).map(k -> _.hashKeys)).toMap): InputPartition
     }.toArray
   }
 

@@ -21,8 +21,8 @@ import software.amazon.awssdk.services.kinesis.KinesisClient
  * futures and the executors that chain them.
  */
 final class PollingFetcher(client: KinesisClient, config: SourceConfig, key: ShardKey, start: ShardPosition,
-    tally: CallTally) extends ShardFetcher {
-  private val reader = new ShardReader(client, config, key, start, Some(tally), paced = false)
+    tally: CallTally, hashKeys: Option[HashKeySpan]) extends ShardFetcher {
+  private val reader = new ShardReader(client, config, key, start, Some(tally), paced = false, hashKeys)
 
   override def pushed: Boolean = false
 

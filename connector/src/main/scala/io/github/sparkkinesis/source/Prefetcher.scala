@@ -55,6 +55,7 @@ object Prefetcher extends Logging {
   private val waitingForMemory = new java.util.ArrayDeque[ShardFeed]()
   @volatile private var callsInFlight = 0
   private val reReads = new ConcurrentHashMap[String, AtomicLong]()
+  private val misplaced = new ConcurrentHashMap[String, AtomicLong]()
   private val tallies = new ConcurrentHashMap[String, CallTally]()
   private val fanOutTallies = new ConcurrentHashMap[String, FanOutTally]()
   private val signals = new ConcurrentHashMap[String, Object]()
@@ -112,13 +113,15 @@ object Prefetcher extends Logging {
 
   /**
    * The feed of `key` for a batch that starts at `from`: the running one when it has reached `from` (what it held
-   * before `from` is dropped: that batch committed), else a new one that starts there.
+   * before `from` is dropped: that batch committed), else a new one that starts there. `endsAtTip`: see
+   * [[ShardFeed]]; `hashKeys`: the shard's range, when known (misplaced KPL aggregates are skipped); `closed`: the
+   * listing shows the shard closed.
    */
-  def feedFor(sourceId: String, config: SourceConfig, key: ShardKey, from: ShardPosition,
-      cutoffMillis: Option[Long], spill: Boolean): ShardFeed = {
+  def feedFor(sourceId: String, config: SourceConfig, key: ShardKey, from: ShardPosition, endsAtTip: Boolean,
+      spill: Boolean, hashKeys: Option[HashKeySpan], closed: Boolean = false): ShardFeed = {
     if (released.containsKey(sourceId)) {
       // A snapshot task of a query that stopped while it was being scheduled: it must not start reading again.
-      val gone = new ShardFeed(sourceId, key, from, config, cutoffMillis, spill, null)
+      val gone = new ShardFeed(sourceId, key, from, config, endsAtTip, spill, null)
       gone.stopped = true
       return gone
     }
@@ -129,9 +132,13 @@ object Prefetcher extends Logging {
         existing.commit(from).map(f => freed = f).isDefined) existing
       else {
         if (existing != null) stop(existing)
-        created = new ShardFeed(sourceId, key, from, config, cutoffMillis, spill, fetcher(sourceId, config, key, from, spill))
+        created = new ShardFeed(sourceId, key, from, config, endsAtTip, spill,
+          fetcher(sourceId, config, key, from, spill, hashKeys))
+        // Before its first call is dispatched: an answer at the tip of a closed shard must not end it.
+        if (closed) created.markClosed()
         created
       })
+    if (closed) feed.markClosed()
     touch(feed)
     held.addAndGet(-freed)
     if (created != null) dispatch(created)
@@ -143,11 +150,13 @@ object Prefetcher extends Logging {
    * How a feed reads: through the query's enhanced fan-out consumer when it has one for the stream, else by
    * polling. Batch reads poll (a range read once needs no subscription).
    */
-  private def fetcher(sourceId: String, config: SourceConfig, key: ShardKey, from: ShardPosition, spill: Boolean): ShardFetcher =
+  private def fetcher(sourceId: String, config: SourceConfig, key: ShardKey, from: ShardPosition, spill: Boolean,
+      hashKeys: Option[HashKeySpan]): ShardFetcher =
     config.fanOut.flatMap(_.consumerArns.get(key.stream)).filter(_ => !spill) match {
       case Some(arn) => new FanOutFetcher(KinesisClientFactory.fanOut(config.connection), config, key, arn, from,
-        tallyOf(sourceId), fanOutTallyOf(sourceId))
-      case None => new PollingFetcher(KinesisClientFactory.sync(config.connection), config, key, from, tallyOf(sourceId))
+        tallyOf(sourceId), fanOutTallyOf(sourceId), hashKeys)
+      case None => new PollingFetcher(KinesisClientFactory.sync(config.connection), config, key, from, tallyOf(sourceId),
+        hashKeys)
     }
 
   /** The feed of a shard for a batch task, marked as used. */
@@ -177,6 +186,7 @@ object Prefetcher extends Logging {
 
   private def forget(sourceId: String): Unit = {
     reReads.remove(sourceId)
+    misplaced.remove(sourceId)
     tallies.remove(sourceId)
     fanOutTallies.remove(sourceId)
     activity.remove(sourceId)
@@ -193,6 +203,9 @@ object Prefetcher extends Logging {
 
   def countReRead(sourceId: String): Unit = reReads.computeIfAbsent(sourceId, _ => new AtomicLong()).incrementAndGet()
   def reReadCount(sourceId: String): Long = Option(reReads.get(sourceId)).map(_.get()).getOrElse(0L)
+
+  /** KPL aggregates this JVM's feeds of a source skipped as misplaced by a reshard ([[KplDeaggregator]]). */
+  def misplacedCount(sourceId: String): Long = Option(misplaced.get(sourceId)).map(_.get()).getOrElse(0L)
 
   /**
    * Waits until `done` holds or the deadline passes, waking whenever a call of this source's feeds completes.
@@ -355,6 +368,7 @@ object Prefetcher extends Logging {
     } else if (!feed.stopped) {
       val limit = bufferLimit(feed.config)
       held.addAndGet(feed.onPoll(poll, size => held.get() + reserved.get() + size <= limit))
+      if (poll.misplaced > 0) misplaced.computeIfAbsent(feed.sourceId, _ => new AtomicLong()).addAndGet(poll.misplaced)
       val pace = ShardReader.pacingNanos(feed.config, poll.bytes)
       val found = poll.records.size
       val nowMillis = System.currentTimeMillis()

@@ -3,12 +3,16 @@ package io.github.sparkkinesis.source
 import org.apache.spark.sql.connector.read.InputPartition
 import org.apache.spark.sql.connector.read.streaming.PartitionOffset
 
-/** A real-time task's shards, each from where the batch starts, placed where they were read last. */
+/**
+ * A real-time task's shards, each from where the batch starts, placed where they were read last, with their hash
+ * key ranges where the listing knew them.
+ */
 final case class RealTimeInputPartition(
     sourceId: String,
     config: SourceConfig,
     starts: Seq[(ShardKey, ShardPosition)],
-    location: Option[String]) extends InputPartition {
+    location: Option[String],
+    hashKeys: Map[ShardKey, HashKeySpan] = Map.empty) extends InputPartition {
   override def preferredLocations(): Array[String] = location.toArray
 }
 

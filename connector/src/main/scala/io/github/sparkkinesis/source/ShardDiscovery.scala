@@ -5,8 +5,11 @@ import software.amazon.awssdk.core.exception.AbortedException
 import software.amazon.awssdk.services.kinesis.KinesisClient
 import software.amazon.awssdk.services.kinesis.model.{ResourceNotFoundException, Shard}
 
-/** A shard as discovery sees it: its parents (resharding lineage), where its hash range starts, whether it is closed. */
-final case class ShardMeta(key: ShardKey, parents: Seq[String], startingHashKey: BigInt, closed: Boolean)
+/** A shard as discovery sees it: its parents (resharding lineage), its hash key range, whether it is closed. */
+final case class ShardMeta(key: ShardKey, parents: Seq[String], startingHashKey: BigInt, closed: Boolean,
+    endingHashKey: BigInt = HashKeySpan.MaxHashKey) {
+  lazy val hashKeys: HashKeySpan = HashKeySpan(startingHashKey, endingHashKey)
+}
 
 /**
  * Driver-side shard listing. ListShards is paginated and allows about 100 calls per second per stream; a listing
@@ -86,7 +89,8 @@ final class ShardDiscovery(config: SourceConfig) {
     ShardKey(stream, s.shardId()),
     Seq(Option(s.parentShardId()), Option(s.adjacentParentShardId())).flatten,
     startingHashKey = Option(s.hashKeyRange()).map(r => BigInt(r.startingHashKey())).getOrElse(BigInt(0)),
-    closed = !ShardListing.isOpen(s))
+    closed = !ShardListing.isOpen(s),
+    endingHashKey = Option(s.hashKeyRange()).map(r => BigInt(r.endingHashKey())).getOrElse(HashKeySpan.MaxHashKey))
 }
 
 object ShardDiscovery {

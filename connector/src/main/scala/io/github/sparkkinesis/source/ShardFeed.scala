@@ -26,13 +26,20 @@ final case class BufferedPart(records: Seq[RecordBlock], resumeFrom: Option[Shar
  *
  * `spill` (batch reads): once the executor's buffer is full the feed keeps reading to find the range's end but
  * keeps no more records; the batch task reads the rest again from Kinesis. Streaming feeds pause instead.
+ *
+ * `endsAtTip` (`Trigger.AvailableNow`, batch reads): the feed stops at the first answer that reaches its shard's tip
+ * (or end). The feed is made after the run started, so that answer holds every record put before the start,
+ * whatever Kinesis' clock says (docs/design/offsets.md, "The tip seen at start").
+ *
+ * A shard the listing shows closed ([[markClosed]]) is at its tip only once its end has been read: AWS need not
+ * return a closed shard's last records and its end in one answer, and children wait for their parents' end.
  */
 final class ShardFeed(
     val sourceId: String,
     val key: ShardKey,
     start: ShardPosition,
     val config: SourceConfig,
-    val cutoffMillis: Option[Long],
+    val endsAtTip: Boolean,
     val spill: Boolean,
     val fetcher: ShardFetcher) {
 
@@ -44,7 +51,9 @@ final class ShardFeed(
   private var polls = 0L
   private var millisBehind: Option[Long] = None
   private var atTip = false
-  private var cutoffReached = false
+  /** `endsAtTip` and an answer reached the tip: no more calls. */
+  private var tipReached = false
+  private var closed = false
   private var failure: Option[Throwable] = None
   private var avgRecordBytes = ShardFeed.InitialRecordBytesGuess
   private var sized = false
@@ -77,9 +86,11 @@ final class ShardFeed(
   def failed: Option[Throwable] = synchronized(failure)
   /** Answered at least once, or never will be. */
   def hasPolled: Boolean = synchronized(polls > 0 || failure.nonEmpty || readTo == ShardEnd) || stopped
-  def caughtUp: Boolean = synchronized(readTo == ShardEnd || cutoffReached || atTip)
+  def caughtUp: Boolean = synchronized(readTo == ShardEnd || tipReached || atTip)
   /** No call will ever be made again. */
-  def finished: Boolean = synchronized(readTo == ShardEnd || cutoffReached || failure.nonEmpty) || stopped
+  def finished: Boolean = synchronized(readTo == ShardEnd || tipReached || failure.nonEmpty) || stopped
+  /** The listing shows the shard closed: an answer at its tip without its end is not the tip (see the class). */
+  def markClosed(): Unit = synchronized { closed = true }
   def hasRecordsAfter(from: ShardPosition): Boolean = synchronized(readTo != from)
   def bytesHeld: Long = synchronized(heldBytes)
   def millisBehindLatest: Option[Long] = synchronized(millisBehind)
@@ -176,7 +187,7 @@ final class ShardFeed(
       if (i > 0) lastTaken = block.position(i - 1)
     }
     val last = if (capped) lastTaken else readTo
-    FeedState(last, n, bytes, millisBehind, caughtUp = !capped && (readTo == ShardEnd || cutoffReached || atTip), heldBytes)
+    FeedState(last, n, bytes, millisBehind, caughtUp = !capped && (readTo == ShardEnd || tipReached || atTip), heldBytes)
   }
 
   /** The buffered records of (from, to], when this feed still starts at `from`. */
@@ -202,36 +213,31 @@ final class ShardFeed(
     }
   }
 
-  /**
-   * Takes a call's records: those within the AvailableNow cut-off are kept (or, spilled, only passed over).
-   * Returns the bytes newly held.
-   */
+  /** Takes a call's records: kept (or, spilled, only passed over). Returns the bytes newly held. */
   def onPoll(poll: Poll, mayHold: Long => Boolean): Long = synchronized {
     polls += 1
     lastResponseBytes = poll.bytes
     millisBehind = Some(poll.millisBehindLatest)
     val block = poll.records
     val n = block.size
-    var admitted = 0
-    while (admitted < n && cutoffMillis.forall(block.arrivalMillis(admitted) <= _)) admitted += 1
-    var kept = if (spilled) 0 else admitted
+    var kept = if (spilled) 0 else n
     if (spill && !spilled) {
       kept = 0
-      while (kept < admitted && mayHold(block.heapBytes(0, kept + 1))) kept += 1
+      while (kept < n && mayHold(block.heapBytes(0, kept + 1))) kept += 1
     }
-    if (kept < admitted) spilled = true
+    if (kept < n) spilled = true
     val added = block.heapBytes(0, kept)
     if (kept > 0) records.addLast(block.take(kept).compact())
     heldBytes += added
-    if (admitted > 0) readTo = block.position(admitted - 1)
+    if (n > 0) readTo = block.position(n - 1)
     if (n > 0) {
       val observed = math.max(1L, poll.bytes / n)
       avgRecordBytes = if (sized) (avgRecordBytes + observed) / 2 else observed
       sized = true
     }
-    if (admitted < n) cutoffReached = true
-    else if (poll.ended) readTo = ShardEnd
-    atTip = admitted == n && (poll.ended || poll.atTip)
+    if (poll.ended) readTo = ShardEnd
+    atTip = poll.ended || (poll.atTip && !closed)
+    if (endsAtTip && atTip) tipReached = true
     idlePolls = if (n == 0 && atTip) idlePolls + 1 else 0
     if (idlePolls == 1) idleSinceNanos = System.nanoTime()
     added

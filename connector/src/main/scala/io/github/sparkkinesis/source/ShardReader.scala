@@ -13,10 +13,11 @@ import software.amazon.awssdk.services.kinesis.model._
 
 /**
  * What one GetRecords call gave. `ended`: the shard is closed and nothing follows these records. `filled`: the
- * answer holds as many Kinesis records as the call's Limit asked for, so more may follow at once.
+ * answer holds as many Kinesis records as the call's Limit asked for, so more may follow at once. `misplaced`: KPL
+ * aggregates skipped because they hold user records of another shard's hash keys ([[KplDeaggregator]]).
  */
 final case class Poll(records: RecordBlock, bytes: Long, millisBehindLatest: Long, ended: Boolean,
-    filled: Boolean = false) {
+    filled: Boolean = false, misplaced: Int = 0) {
   /**
    * Nothing more to read now. MillisBehindLatest counts whole milliseconds (kinesis-mock: from the answer's last
    * record to the shard's newest), so an answer a Limit cut short inside records that arrived in one millisecond
@@ -32,9 +33,10 @@ final case class Poll(records: RecordBlock, bytes: Long, millisBehindLatest: Lon
  * thread-safe: one call at a time, each seeing the previous one's state (a task, or calls chained by futures).
  *
  * @param tally where the SDK's call counter ([[SdkCallStats]]) adds this reader's calls, if anywhere
+ * @param hashKeys the shard's hash key range, when known: KPL aggregates holding records outside it are skipped
  */
 final class ShardReader(client: KinesisClient, config: SourceConfig, val key: ShardKey, start: ShardPosition,
-    tally: Option[CallTally] = None, paced: Boolean = true) extends Logging {
+    tally: Option[CallTally] = None, paced: Boolean = true, hashKeys: Option[HashKeySpan] = None) extends Logging {
 
   private var position: ShardPosition = start
   private var iterator: Option[String] = None
@@ -56,7 +58,7 @@ final class ShardReader(client: KinesisClient, config: SourceConfig, val key: Sh
         client.getRecords(counted(ShardReader.getRecords(currentIterator(), limit)))
     }
     resumeRecord = resumeRecord.flatMap(ShardReader.checkResumed(config, key, position, _, response))
-    val poll = ShardReader.decode(key, position, response, limit)
+    val poll = ShardReader.decode(key, position, response, limit, hashKeys)
     poll.records.lastPosition.foreach(position = _)
     iterator = Option(response.nextShardIterator())
     if (poll.ended) {
@@ -119,15 +121,17 @@ object ShardReader {
   /**
    * The user records of a response that come after `position` (a resume AT a sequence number returns records
    * already read, inside an aggregate too), KPL aggregates split; bytes count data and partition keys as served.
-   * `limit`: the call's, to tell an answer it cut short ([[Poll.filled]]).
+   * `limit`: the call's, to tell an answer it cut short ([[Poll.filled]]). `hashKeys`: the shard's range, when
+   * known, for aggregates a split misplaced ([[KplDeaggregator]]).
    */
-  def decode(key: ShardKey, position: ShardPosition, response: GetRecordsResponse, limit: Int): Poll =
+  def decode(key: ShardKey, position: ShardPosition, response: GetRecordsResponse, limit: Int,
+      hashKeys: Option[HashKeySpan] = None): Poll =
     decode(key, position, response.records(), response.millisBehindLatest(), ended = response.nextShardIterator() == null,
-      filled = response.records().size >= callLimit(limit))
+      filled = response.records().size >= callLimit(limit), hashKeys = hashKeys)
 
   /** The same for records however they came (a GetRecords answer, an enhanced fan-out event). */
   def decode(key: ShardKey, position: ShardPosition, records: java.util.List[Record], millisBehindLatest: java.lang.Long,
-      ended: Boolean, filled: Boolean = false): Poll = {
+      ended: Boolean, filled: Boolean, hashKeys: Option[HashKeySpan]): Poll = {
     var size = 0L
     val it = records.iterator()
     while (it.hasNext) {
@@ -139,6 +143,7 @@ object ShardReader {
     }
     val out = new RecordBlock.Builder(records.size, math.min(size, Int.MaxValue - 64).toInt)
     var bytes = 0L
+    var misplaced = 0
     // A shard's records come in sequence order: once one is past `position`, so is every plain record after it.
     var past = false
     val each = records.iterator()
@@ -148,13 +153,16 @@ object ShardReader {
       bytes += data.length + r.partitionKey().length
       val arrival = r.approximateArrivalTimestamp().toEpochMilli
       if (KplDeaggregator.isAggregated(data)) {
-        KplDeaggregator.splitInto(out, key, r.sequenceNumber(), arrival, data, position)
+        if (!KplDeaggregator.splitInto(out, key, r.sequenceNumber(), arrival, data, position, hashKeys)) {
+          misplaced += 1
+          MisplacedAggregates.skipped(key, r.sequenceNumber(), hashKeys)
+        }
       } else if (past || SequenceNumbers.isAfter(position, r.sequenceNumber(), 0L)) {
         past = true
         out.adopt(r.partitionKey(), data, r.sequenceNumber(), 0L, arrival)
       }
     }
-    Poll(out.result(), bytes, Option(millisBehindLatest).map(_.longValue).getOrElse(0L), ended, filled)
+    Poll(out.result(), bytes, Option(millisBehindLatest).map(_.longValue).getOrElse(0L), ended, filled, misplaced)
   }
 
   /**

@@ -6,8 +6,21 @@ import io.github.sparkkinesis.client.CallCounts
 import org.apache.spark.{Partition, SparkContext, SparkEnv, TaskContext}
 import org.apache.spark.rdd.RDD
 
-/** A shard the next batch may read, from where, and its share of the trigger's read limit. */
-final case class SnapshotRequest(key: ShardKey, from: ShardPosition, maxRecords: Long, maxBytes: Long)
+/**
+ * A shard the next batch may read, from where, and its share of the trigger's read limit; its hash key range
+ * (misplaced KPL aggregates are skipped) and whether the listing shows it closed, as the driver knows them.
+ */
+final case class SnapshotRequest(key: ShardKey, from: ShardPosition, maxRecords: Long, maxBytes: Long,
+    hashKeys: Option[HashKeySpan] = None, closed: Boolean = false)
+
+object SnapshotRequest {
+  /** A request for `key` as the listing `shards` describes it. */
+  def of(shards: Map[ShardKey, ShardMeta], key: ShardKey, from: ShardPosition, maxRecords: Long,
+      maxBytes: Long): SnapshotRequest = {
+    val meta = shards.get(key)
+    SnapshotRequest(key, from, maxRecords, maxBytes, meta.map(_.hashKeys), meta.exists(_.closed))
+  }
+}
 
 /** What an executor holds for one shard past `from` (see [[FeedState]]); `location` is where it is held. */
 final case class ShardSnapshot(key: ShardKey, from: ShardPosition, state: FeedState, location: String) {
@@ -16,12 +29,12 @@ final case class ShardSnapshot(key: ShardKey, from: ShardPosition, state: FeedSt
 }
 
 /**
- * One executor's view when a snapshot task ran: its SDK call counts, its re-reads, its enhanced fan-out counts
- * and its buffer, for metrics;
+ * One executor's view when a snapshot task ran: its SDK call counts, its re-reads, its enhanced fan-out counts,
+ * the misplaced KPL aggregates it skipped and its buffer, for metrics;
  * whether it will signal the driver when what it holds changes ([[DriverSignal]]).
  */
 final case class ExecutorStats(location: String, calls: CallCounts, reReads: Long, heldBytes: Long, bufferLimit: Long,
-    signalsDriver: Boolean = false, fanOut: FanOutCounts = FanOutCounts.zero)
+    signalsDriver: Boolean = false, fanOut: FanOutCounts = FanOutCounts.zero, misplacedAggregates: Long = 0L)
 
 /**
  * How long a snapshot task waits. It returns once every shard of its group has been polled at least once and
@@ -34,10 +47,10 @@ final case class ExecutorStats(location: String, calls: CallCounts, reReads: Lon
 final case class SnapshotWait(lingerNanos: Long, untilCaughtUp: Boolean, fillNanos: Long = 0L)
 
 /**
- * What one snapshot job asks of every task: the source, the AvailableNow cut-off, the wait, batch-read spilling,
- * and whether the driver listens for the executors' signals.
+ * What one snapshot job asks of every task: the source, whether feeds end at their tip (AvailableNow and batch
+ * reads, see [[ShardFeed]]), the wait, batch-read spilling, and whether the driver listens for the executors' signals.
  */
-final case class SnapshotSpec(sourceId: String, config: SourceConfig, cutoffMillis: Option[Long], until: SnapshotWait,
+final case class SnapshotSpec(sourceId: String, config: SourceConfig, endsAtTip: Boolean, until: SnapshotWait,
     spill: Boolean = false, driverListens: Boolean = false)
 
 /**
@@ -92,7 +105,8 @@ object SnapshotJob {
     val started = System.nanoTime()
     val location = executorLocation()
     // Strict: a lazy Seq (a Stream on Scala 2.12) would carry the feeds into the task's result.
-    val feeds = requests.toVector.map(r => r -> Prefetcher.feedFor(sourceId, config, r.key, r.from, cutoffMillis, spill))
+    val feeds = requests.toVector.map(r =>
+      r -> Prefetcher.feedFor(sourceId, config, r.key, r.from, endsAtTip, spill, r.hashKeys, r.closed))
     val lingerEnd = started + math.min(until.lingerNanos, config.maxFetchDuration.toNanos)
     val fillEnd = started + math.min(until.fillNanos, config.maxFetchDuration.toNanos)
     val halfBuffer = Prefetcher.bufferLimit(config) / 2
@@ -129,7 +143,8 @@ object SnapshotJob {
     }
     val mine = Prefetcher.feedsOf(sourceId)
     (snapshots, ExecutorStats(location, Prefetcher.tallyOf(sourceId).snapshot(), Prefetcher.reReadCount(sourceId),
-      mine.map(_.bytesHeld).sum, Prefetcher.bufferLimit(config), signals, Prefetcher.fanOutTallyOf(sourceId).snapshot()))
+      mine.map(_.bytesHeld).sum, Prefetcher.bufferLimit(config), signals, Prefetcher.fanOutTallyOf(sourceId).snapshot(),
+      Prefetcher.misplacedCount(sourceId)))
   }
 
   /** The feed's own failure, unless it already says which shard (stream not found, data loss, denied access). */

@@ -13,10 +13,13 @@ import io.github.sparkkinesis.client.CallCounts
 final class SourceProgress {
   private val callsSeen = mutable.Map.empty[String, CallCounts]
   private val reReadsSeen = mutable.Map.empty[String, Long]
+  private val misplacedSeen = mutable.Map.empty[String, Long]
   private val fanOutSeen = mutable.Map.empty[String, FanOutCounts]
   private var snapshots: Seq[ShardSnapshot] = Nil
   private var calls = CallCounts(0, 0, 0, 0)
   private var reReads = 0L
+  /** Misplaced KPL aggregates skipped, since the query started: a count that matters only when it is not 0. */
+  private var misplaced = 0L
   private var fanOut = FanOutCounts.zero
   private var consumers = 0
   private var heldBytes = 0L
@@ -34,6 +37,7 @@ final class SourceProgress {
     val newCalls = perExecutor.map { case (loc, s) => s.calls - callsSeen.getOrElse(loc, CallCounts(0, 0, 0, 0)) }
       .foldLeft(CallCounts(0, 0, 0, 0))(_ + _)
     val newReReads = perExecutor.map { case (loc, s) => s.reReads - reReadsSeen.getOrElse(loc, 0L) }.sum
+    misplaced += perExecutor.map { case (loc, s) => math.max(0L, s.misplacedAggregates - misplacedSeen.getOrElse(loc, 0L)) }.sum
     val newFanOut = perExecutor.map { case (loc, s) => s.fanOut - fanOutSeen.getOrElse(loc, FanOutCounts.zero) }
       .foldLeft(FanOutCounts.zero)(_ + _)
     calls = if (plannedBatch) newCalls else calls + newCalls
@@ -42,7 +46,9 @@ final class SourceProgress {
     plannedBatch = latest.exists(_.advanced)
     heldBytes = perExecutor.values.map(_.heldBytes).sum
     bufferLimit = if (perExecutor.isEmpty) 0L else perExecutor.values.map(_.bufferLimit).min
-    perExecutor.foreach { case (loc, s) => callsSeen(loc) = s.calls; reReadsSeen(loc) = s.reReads; fanOutSeen(loc) = s.fanOut }
+    perExecutor.foreach { case (loc, s) => callsSeen(loc) = s.calls; reReadsSeen(loc) = s.reReads; fanOutSeen(loc) = s.fanOut
+      misplacedSeen(loc) = s.misplacedAggregates
+    }
   }
 
   /** Enhanced fan-out consumers the query reads through (one per stream), once registered. */
@@ -73,6 +79,7 @@ final class SourceProgress {
       "throttledCalls" -> calls.throttled,
       "serverErrors" -> calls.serverErrors,
       "reReadRanges" -> reReads,
+      "numMisplacedAggregatesSkipped" -> misplaced,
       "subscriptions" -> fanOut.subscriptions,
       "subscriptionRenewals" -> fanOut.renewals,
       "fanOutEvents" -> fanOut.events,

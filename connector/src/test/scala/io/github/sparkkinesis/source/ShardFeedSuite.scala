@@ -10,8 +10,8 @@ class ShardFeedSuite extends AnyFunSuite {
   private val key = ShardKey("s", "shardId-000000000000")
   private val config = SourceConfig(OptionReader(Map("streamName" -> "s")))
 
-  private def feed(start: ShardPosition = TrimHorizon, cutoff: Option[Long] = None, spill: Boolean = false) =
-    new ShardFeed("src", key, start, config, cutoff, spill, new PollingFetcher(null, config, key, start, new CallTally))
+  private def feed(start: ShardPosition = TrimHorizon, endsAtTip: Boolean = false, spill: Boolean = false) =
+    new ShardFeed("src", key, start, config, endsAtTip, spill, new PollingFetcher(null, config, key, start, new CallTally, None))
 
   /** Records with sequence numbers `from` until `until`, arrival time = sequence number. */
   private def records(seqs: Range, sub: Long = 0): IndexedSeq[UserRecord] =
@@ -75,11 +75,28 @@ class ShardFeedSuite extends AnyFunSuite {
       .contains(Seq(2L, 3L)))
   }
 
-  test("AvailableNow's cut-off: records that arrived later are not held, and the feed stops there") {
-    val f = feed(cutoff = Some(3L))
-    f.onPoll(poll(records(1 to 5)), _ => true)
+  test("AvailableNow: the feed ends at its first answer at the tip, whatever the records' arrival times say") {
+    val f = feed(endsAtTip = true)
+    f.onPoll(poll(records(1 to 3), behind = 5000), _ => true)
+    assert(!f.finished && !f.caughtUp, "behind the tip: reading goes on")
+    f.onPoll(poll(records(4 to 6), filled = true), _ => true)
+    assert(!f.finished, "an answer its Limit cut short is not the tip")
+    // Arrival times (here = sequence numbers) far past any clock reading do not cut the run short.
+    f.onPoll(poll(records(99990 to 99992)), _ => true)
     val s = f.state(all, all)
-    assert(s.last == at(3) && s.records == 3 && s.caughtUp && f.finished)
+    assert(s.last == at(99992) && s.records == 9 && s.caughtUp && f.finished)
+    val streaming = feed()
+    streaming.onPoll(poll(records(1 to 3)), _ => true)
+    assert(streaming.caughtUp && !streaming.finished, "a streaming feed at its tip keeps polling")
+  }
+
+  test("a shard the listing shows closed is caught up only once its end is read, not at an answer at its tip") {
+    val f = feed(endsAtTip = true)
+    f.markClosed()
+    f.onPoll(poll(records(1 to 2)), _ => true)
+    assert(!f.caughtUp && !f.finished && !f.state(all, all).caughtUp, "the last records came without the end")
+    f.onPoll(poll(IndexedSeq.empty, ended = true), _ => true)
+    assert(f.state(all, all).last == ShardEnd && f.caughtUp && f.finished)
   }
 
   test("a closed shard: its last records, then shard_end") {

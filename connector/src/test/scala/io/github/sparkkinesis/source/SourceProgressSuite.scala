@@ -36,4 +36,13 @@ class SourceProgressSuite extends AnyFunSuite {
     p.record(Seq(snapshot(advanced = false)), Seq(stats(calls = 12, throttled = 0)))
     assert(p.metrics(closed)("kinesisCalls") == "2", "a snapshot recounts")
   }
+
+  test("misplaced KPL aggregates skipped are counted since the query started, per executor without double counting") {
+    val p = new SourceProgress
+    def skipped(exec: String, n: Long) = ExecutorStats(exec, CallCounts(1, 0, 0, 0), 0, 0, 100, misplacedAggregates = n)
+    p.record(Seq(snapshot(advanced = true)), Seq(skipped("exec-1", 2), skipped("exec-1", 2), skipped("exec-2", 1)))
+    assert(p.metrics(Map.empty)("numMisplacedAggregatesSkipped") == "3", "two tasks of one executor report its count once")
+    p.record(Seq(snapshot(advanced = true)), Seq(skipped("exec-1", 2), skipped("exec-2", 4)))
+    assert(p.metrics(Map.empty)("numMisplacedAggregatesSkipped") == "6")
+  }
 }

@@ -9,6 +9,7 @@ import io.github.sparkkinesis.source.{KplDeaggregator, ShardKey}
 import org.apache.spark.sql.{DataFrame, Encoders, SaveMode}
 import org.apache.spark.sql.execution.streaming.runtime.MemoryStream
 import org.apache.spark.sql.functions._
+import org.apache.spark.sql.streaming.Trigger
 import org.scalatest.funsuite.AnyFunSuite
 import software.amazon.awssdk.services.kinesis.model.ListShardsRequest
 
@@ -16,7 +17,7 @@ import software.amazon.awssdk.services.kinesis.model.ListShardsRequest
  * `aggregation=kpl` on the simulator: what the sink packs is read back raw with the unshaded SDK (and split
  * here), and through the source. The Python suite checks the same with `aws-kinesis-agg`.
  */
-class SinkAggregationSuite extends AnyFunSuite with SimulatorSuite with SparkSuite {
+class SinkAggregationSuite extends AnyFunSuite with SimulatorSourceTest {
 
   private def options(stream: String): Map[String, String] = Map(
     "streamName" -> stream, "endpoint" -> simulator.endpoint.toString, "region" -> TestEnv.region,
@@ -89,7 +90,8 @@ class SinkAggregationSuite extends AnyFunSuite with SimulatorSuite with SparkSui
     assert(read.exists(_.getLong(2) > 0), "the source found sub-records")
   }
 
-  test("split and merge while a streaming query writes: as KCL reads it, each user record once in its shard") {
+  test("split and merge while a streaming query writes: the source reads each user record once, in per-key order, " +
+    "skipping the aggregates a reshard misplaced as the KCL does") {
     val stream = newStream(2)
     val input = MemoryStream[Long](Encoders.scalaLong, spark.sqlContext)
     val metrics = new StageAccumulables
@@ -118,22 +120,31 @@ class SinkAggregationSuite extends AnyFunSuite with SimulatorSuite with SparkSui
 
     val shards = ranges(stream)
     assert(shards.size == 5, s"two parents, two children, one merged shard: $shards")
-    def holds(u: Found): Boolean = { val (lo, hi) = shards(u.shardId); hashOf(u.key) >= lo && hashOf(u.key) <= hi }
-    // What KCL reads: it drops an aggregate holding any user record outside its shard's range, whole.
-    val (kept, dropped) = found(stream).groupBy(u => (u.shardId, u.sequence)).values.partition(_.forall(holds))
-    val read = kept.flatten.toSeq
-    assert(read.map(_.data.toLong).sorted == (0L until 1200L), "every user record once, in a shard holding its key")
+    def holds(shardId: String, key: String): Boolean = { val (lo, hi) = shards(shardId); hashOf(key) >= lo && hashOf(key) <= hi }
+    // Seen raw: the aggregates holding a user record outside their shard's range, which a KCL reader drops whole.
+    val misplaced = found(stream).groupBy(u => (u.shardId, u.sequence)).values.filterNot(_.forall(u => holds(u.shardId, u.key)))
     // A split that ends after a writer listed its shards (a second at most before its task began) sends its next
     // aggregates for the closed parent into a child that may not hold all their records; the writer sees where
     // they were stored and sends such an aggregate's records again, packed for the shards that hold them.
-    assert(dropped.flatten.size == metrics("user records sent again: a reshard put their aggregate in a shard that does not hold them all"),
-      s"user records in aggregates KCL drops: ${dropped.flatten.size}")
+    assert(misplaced.flatten.size == metrics("user records sent again: a reshard put their aggregate in a shard that does not hold them all"),
+      s"user records in misplaced aggregates: ${misplaced.flatten.size}")
+
+    val collector = new Collector
+    val reading = collector.start(kinesisReader(stream, "initialPosition" -> "trim_horizon"), newCheckpoint(),
+      Trigger.AvailableNow())
+    assert(reading.awaitTermination(120000), "the AvailableNow read did not end")
+    reading.exception.foreach(e => throw e)
+    val read = collector.records
+    assert(read.map(_.data.toLong).sorted == (0L until 1200L), "every user record once")
+    read.foreach(r => assert(holds(r.shardId, r.partitionKey), s"${r.partitionKey} read from ${r.shardId}"))
+    val skipped = reading.recentProgress.flatMap(_.sources.head.metrics.asScala.get("numMisplacedAggregatesSkipped"))
+    assert(skipped.map(_.toLong).maxOption.getOrElse(0L) == misplaced.size, "each misplaced aggregate skipped, counted")
     assert(read.map(_.shardId).toSet == shards.keySet, "each shard of each generation got records")
     // A record sent again comes after later ones of its key: order is kept for the keys the race did not touch.
-    val repaired = dropped.flatten.map(_.key).toSet
-    read.filterNot(u => repaired(u.key)).groupBy(_.key).foreach { case (k, us) =>
-      val sameShard = us.groupBy(_.shardId).values.map(_.sortBy(u => (u.sequence, u.sub)).map(_.data.toLong))
-      sameShard.foreach(ids => assert(ids == ids.sorted, s"$k out of order within a shard"))
+    val repaired = misplaced.flatten.map(_.key).toSet
+    read.filterNot(r => repaired(r.partitionKey)).groupBy(_.partitionKey).foreach { case (k, rs) =>
+      val ids = rs.sortBy(_.batchId).map(_.data.toLong) // stable: within a batch, in the order rows were read
+      assert(ids == ids.sorted, s"$k out of order: $ids")
     }
   }
 }

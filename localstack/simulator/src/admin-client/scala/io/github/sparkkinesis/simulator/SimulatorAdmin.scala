@@ -48,6 +48,12 @@ final class SimulatorAdmin(endpoint: URI) {
   def shardCounter(stream: String, shardId: String, name: String): Long =
     counters().path("streams").path(stream).path("shards").path(shardId).path(name).asLong()
 
+  /** Puts the simulated Kinesis clock `ms` ahead of this machine's (negative: behind); 0 is no skew. */
+  def clockOffset(ms: Long): JsonNode = settings(s"""{"clockOffsetMs": $ms}""")
+
+  /** On: a closed shard's last records come in one answer (or event) and its end (ChildShards) in the next. */
+  def splitEndAnswer(on: Boolean): JsonNode = settings(s"""{"splitEndAnswer": $on}""")
+
   def expireIterators(): JsonNode = call("POST", "iterators/expire")
 
   /** Turns request authentication on, e.g. auth("""{"keys": {"AKID": {"secret": "s", "deny": ["GetRecords"]}}}"""). */

@@ -22,6 +22,8 @@ object AdminJson {
     node.put("consumerActivationMillis", s.consumerActivationMillis)
       .put("subscriptionDurationMillis", s.subscriptionDurationMillis)
       .put("subscriptionHeartbeatMillis", s.subscriptionHeartbeatMillis)
+      .put("clockOffsetMs", s.clockOffsetMs)
+      .put("splitEndAnswer", s.splitEndAnswer)
     node
   }
 
@@ -31,7 +33,7 @@ object AdminJson {
   /** The settings with the fields present in `patch` changed; unknown fields are an error, not silently ignored. */
   def patchSettings(s: Settings, patch: JsonNode): Settings = {
     unknown(patch, Set("quotas", "iteratorExpiryMillis", "retentionMillis", "consumerActivationMillis",
-      "subscriptionDurationMillis", "subscriptionHeartbeatMillis"), "settings")
+      "subscriptionDurationMillis", "subscriptionHeartbeatMillis", "clockOffsetMs", "splitEndAnswer"), "settings")
     val q = Option(patch.get("quotas")).map { qp =>
       unknown(qp, quotaFields, "quotas")
       def flag(name: String, current: Boolean) = Option(qp.get(name)).map(_.asBoolean()).getOrElse(current)
@@ -48,9 +50,19 @@ object AdminJson {
       case Some(n) => Some(n.asLong())
     }
     def millis(name: String, current: Long) = Option(patch.get(name)).map(_.asLong()).getOrElse(current)
+    // Jackson reads "yes" as false and 1.5 as 1: a typo in a test's setting must fail, not quietly mean another one.
+    val offset = Option(patch.get("clockOffsetMs")).map { n =>
+      if (!n.isIntegralNumber || !n.canConvertToLong)
+        throw new IllegalArgumentException(s"clockOffsetMs is a whole number of milliseconds, got $n")
+      n.asLong()
+    }.getOrElse(s.clockOffsetMs)
+    val splitEnd = Option(patch.get("splitEndAnswer")).map { n =>
+      if (!n.isBoolean) throw new IllegalArgumentException(s"splitEndAnswer is true or false, got $n")
+      n.asBoolean()
+    }.getOrElse(s.splitEndAnswer)
     Settings(q, expiry, retention, millis("consumerActivationMillis", s.consumerActivationMillis),
       millis("subscriptionDurationMillis", s.subscriptionDurationMillis),
-      millis("subscriptionHeartbeatMillis", s.subscriptionHeartbeatMillis))
+      millis("subscriptionHeartbeatMillis", s.subscriptionHeartbeatMillis), offset, splitEnd)
   }
 
   private def unknown(node: JsonNode, known: Set[String], what: String): Unit = {

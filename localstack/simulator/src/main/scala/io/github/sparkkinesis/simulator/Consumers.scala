@@ -10,12 +10,16 @@ import Out._
  */
 final class ConsumerState(val name: String, val arn: String, val createdMillis: Long) {
   var deregisteredMillis: Option[Long] = None
+  /** Once ACTIVE, it stays so even if the clock offset moves back before its creation time, as on AWS. */
+  private var activated = false
   /** When each shard was last subscribed to successfully, for the one-per-second rule. */
   val lastSubscribeMillis: mutable.HashMap[String, Long] = mutable.HashMap.empty
 
   def status(now: Long, activationMillis: Long): String = deregisteredMillis match {
     case Some(_) => "DELETING"
-    case None => if (now < createdMillis + activationMillis) "CREATING" else "ACTIVE"
+    case None =>
+      if (!activated && now >= createdMillis + activationMillis) activated = true
+      if (activated) "ACTIVE" else "CREATING"
   }
 
   def gone(now: Long, activationMillis: Long): Boolean = deregisteredMillis.exists(now >= _ + activationMillis)

@@ -182,12 +182,14 @@ final class DataPlane(sim: Simulator) {
     buckets.foreach(b => if (quotas.readBytes) b.readBytes.takeIntoDebt(bytes.toDouble, now))
     counters.getRecordsRecords += records.size
     counters.getRecordsBytes += bytes
-    val atEndOfClosed = !shard.isOpen && end == log.size
+    // With splitEndAnswer the last records come without the end, which the next call (then empty) reports.
+    val atEndOfClosed = !shard.isOpen && end == log.size && (records.isEmpty || !sim.settings.splitEndAnswer)
     val next = if (atEndOfClosed) None else {
       val position = if (records.isEmpty) math.max(iterator.position, 0L) else records.last.counter + 1
       Some(Str(ShardIterator(stream.name, stream.incarnation, shard.id, position, now).encode))
     }
-    val behind = if (end < log.size) now - log(end).arrivalMillis else 0L
+    // Never negative: after the clock offset moved back, stored arrival times can be ahead of now.
+    val behind = if (end < log.size) math.max(0L, now - log(end).arrivalMillis) else 0L
     val children = if (atEndOfClosed) Some(Arr(shard.childIds.flatMap(stream.shard).map(ShardViews.child))) else None
     obj(
       "Records" -> Records(records),

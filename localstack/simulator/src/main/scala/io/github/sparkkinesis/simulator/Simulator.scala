@@ -28,7 +28,7 @@ final class Simulator(initial: Settings = Settings(), seed: Long = 0L, clock: ()
   def settings: Settings = current
   def updateSettings(f: Settings => Settings): Settings = lock.synchronized { current = f(current); current }
 
-  def now(): Long = clock()
+  def now(): Long = clock() + current.clockOffsetMs
 
   def nextCounter(): Long = { counter += 1; counter }
   def lastCounter: Long = counter

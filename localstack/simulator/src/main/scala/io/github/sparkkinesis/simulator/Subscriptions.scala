@@ -29,7 +29,9 @@ final class Subscriptions(sim: Simulator, consumers: Consumers, data: DataPlane)
       "1 validation error detected: Value null at 'startingPosition' failed to satisfy constraint: Member must not be null"))
     val counters = sim.counters.shard(stream.name, shard.id)
     val quotas = sim.settings.quotas
-    consumer.lastSubscribeMillis.get(shard.id).filter(_ => quotas.enabled).foreach { last =>
+    // A last subscription in the clock's future was made before the clock offset moved back: how long ago it was
+    // is unknown, so it does not count (rather than refusing subscriptions until the clock catches up).
+    consumer.lastSubscribeMillis.get(shard.id).filter(last => quotas.enabled && last <= now).foreach { last =>
       val since = now - last
       if (since < (1000 / quotas.factor).toLong) {
         counters.throttledSubscriptions += 1
@@ -131,8 +133,10 @@ final class SubscriptionPusher(sim: Simulator, ctx: ChannelHandlerContext, start
           end += 1
         }
         val records = (from until end).map(log(_))
-        val atEndOfClosed = !shard.isOpen && end == log.size
-        val heartbeat = now - lastEventMillis >= sim.settings.subscriptionHeartbeatMillis
+        // With splitEndAnswer the last records go without the end, which the next (empty) event carries.
+        val atEndOfClosed = !shard.isOpen && end == log.size && (records.isEmpty || !sim.settings.splitEndAnswer)
+        // A clock that went back (the clock offset moved) counts as a heartbeat due, not as a longer silence.
+        val heartbeat = now - lastEventMillis >= sim.settings.subscriptionHeartbeatMillis || now < lastEventMillis
         if (records.isEmpty && !atEndOfClosed && !heartbeat) Right(None)
         else {
           position = if (records.nonEmpty) records.last.counter + 1
@@ -143,7 +147,7 @@ final class SubscriptionPusher(sim: Simulator, ctx: ChannelHandlerContext, start
           c.subscriptionEvents += 1
           c.subscriptionRecords += records.size
           c.subscriptionBytes += bytes
-          val behind = if (end < log.size) now - log(end).arrivalMillis else 0L
+          val behind = if (end < log.size) math.max(0L, now - log(end).arrivalMillis) else 0L
           // AFTER the continuation is where the next event starts; a quiet shard's moves with the server's counter.
           val continuation = math.max(position - 1, shard.startCounter)
           Right(Some(obj(

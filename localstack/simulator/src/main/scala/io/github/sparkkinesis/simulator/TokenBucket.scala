@@ -11,10 +11,10 @@ final class TokenBucket(ratePerSecond: Double, nowMillis: Long) {
   private var updated = nowMillis
 
   private def refill(now: Long): Unit = {
-    if (now > updated) {
-      balance = math.min(capacity, balance + (now - updated) * ratePerSecond / 1000.0)
-      updated = now
-    }
+    if (now > updated) balance = math.min(capacity, balance + (now - updated) * ratePerSecond / 1000.0)
+    // A clock that went back (a test moving the clock offset) counts as no time passed: keeping the later instant
+    // would leave the bucket dry until the clock caught up with it again.
+    updated = now
   }
 
   def take(amount: Double, now: Long): Boolean = {

@@ -145,6 +145,40 @@ class SdkFanOutSuite extends AnyFunSuite with SimulatorFixture {
     sub.done.get(10, TimeUnit.SECONDS)
   }
 
+  test("splitEndAnswer: the event with a closed shard's last records has a continuation; the next, empty, the end") {
+    admin.settings("""{"consumerActivationMillis": 0, "subscriptionHeartbeatMillis": 200, "splitEndAnswer": true}""")
+    val stream = newStreamName("split-end")
+    val Seq(shard) = createStream(stream, 1)
+    val consumer = activeConsumer(stream, "reader")
+    val before = put(stream, "k", "before").sequenceNumber()
+    kinesis.splitShard((b: SplitShardRequest.Builder) => b.streamName(stream).shardToSplit(shard)
+      .newStartingHashKey(HashKeys.uniformStart(1, 2).toString))
+
+    val split = subscribe(consumer, shard, from(ShardIteratorType.TRIM_HORIZON))
+    val last = split.nextWithRecords()
+    assert(last.records().asScala.map(_.sequenceNumber()) == Seq(before))
+    assert(last.continuationSequenceNumber() == before && !last.hasChildShards)
+    val end = split.next()
+    assert(end.records().isEmpty && end.continuationSequenceNumber() == null && end.childShards().size == 2)
+    split.done.get(10, TimeUnit.SECONDS)
+
+    admin.splitEndAnswer(on = false)
+    val together = subscribe(consumer, shard, from(ShardIteratorType.TRIM_HORIZON)).nextWithRecords()
+    assert(together.continuationSequenceNumber() == null && together.childShards().size == 2)
+  }
+
+  test("a clock offset moved back leaves an ACTIVE consumer ACTIVE and its earlier subscription no reason to refuse") {
+    admin.settings("""{"consumerActivationMillis": 0, "quotas": {"enabled": true}, "clockOffsetMs": 5000}""")
+    val stream = newStreamName("clock")
+    val Seq(shard) = createStream(stream, 1)
+    val consumer = activeConsumer(stream, "skewed")
+    subscribe(consumer, shard, from(ShardIteratorType.LATEST)).next()
+    admin.clockOffset(-5000)
+    assert(kinesis.describeStreamConsumer((b: DescribeStreamConsumerRequest.Builder) => b.consumerARN(consumer))
+      .consumerDescription().consumerStatus() == ConsumerStatus.ACTIVE)
+    subscribe(consumer, shard, from(ShardIteratorType.LATEST)).next()
+  }
+
   test("with quotas on: a second subscribe within a second is refused, and a 21st consumer") {
     admin.settings("""{"consumerActivationMillis": 0, "quotas": {"enabled": true}}""")
     val stream = newStreamName("limits")

@@ -116,6 +116,27 @@ class SdkWireSuite extends AnyFunSuite with SimulatorFixture {
     assert(shards.find(_.shardId() == parent).get.sequenceNumberRange().endingSequenceNumber() != null)
   }
 
+  test("splitEndAnswer: a closed shard's last records come with a next iterator, its end in the next, empty answer") {
+    val stream = newStreamName()
+    val Seq(parent) = createStream(stream, 1)
+    val puts = Seq("a", "b").map(d => kinesis.putRecord(PutRecordRequest.builder().streamName(stream).partitionKey("p")
+      .data(SdkBytes.fromUtf8String(d)).build()).sequenceNumber())
+    kinesis.splitShard(SplitShardRequest.builder().streamName(stream).shardToSplit(parent)
+      .newStartingHashKey(HashKeys.uniformStart(1, 2).toString).build())
+
+    admin.splitEndAnswer(on = true)
+    val last = read(iterator(stream, parent, ShardIteratorType.TRIM_HORIZON))
+    assert(last.records().asScala.map(_.sequenceNumber()) == puts)
+    assert(last.nextShardIterator() != null && !last.hasChildShards && last.millisBehindLatest() == 0L)
+    val end = read(last.nextShardIterator())
+    assert(end.records().isEmpty && end.nextShardIterator() == null && end.childShards().size == 2)
+
+    admin.splitEndAnswer(on = false)
+    val together = read(iterator(stream, parent, ShardIteratorType.TRIM_HORIZON))
+    assert(together.records().asScala.map(_.sequenceNumber()) == puts)
+    assert(together.nextShardIterator() == null && together.childShards().size == 2)
+  }
+
   test("the SDK's async client (Netty, HTTP/1.1) puts and reads over keep-alive connections") {
     val stream = newStreamName()
     val Seq(shard) = createStream(stream, 1)
