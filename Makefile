@@ -23,7 +23,7 @@ EMULATOR     := localstack/kinesis-mock
 PYTHON_OPTIONS := python/pyspark_kinesis/_options.json
 PYSPARK_HOME  = $(shell $(PY) -c 'import os, pyspark; print(os.path.dirname(pyspark.__file__))')
 
-.PHONY: help test unit-test integration-test python-test python-test-spark35 python-jar python-options build publish-local \
+.PHONY: help test unit-test integration-test flake-loop python-test python-test-spark35 python-jar python-options build publish-local \
         demo bench bench-smoke emulator-up emulator-down clean deps
 
 help:
@@ -103,6 +103,14 @@ unit-test: $(SBT_LAUNCHER)
 # local-cluster. Expects `make python-jar` and `connectorSpark35/publishM2` done (as `test` does them).
 python-test-spark35: $(VENV_SPARK35)/.installed localstack/node_modules/.installed
 	$(VENV_SPARK35)/bin/python -m pytest -q python/tests-spark35
+
+# One integration suite (or one test of it, TEST="...") RUNS times in one JVM, for flaky tests: every failure with
+# its run number, then the tally. E.g. make flake-loop SUITE=SourceReshardingSuite RUNS=100
+SUITE ?= SourceReshardingSuite
+RUNS  ?= 100
+TEST  ?=
+flake-loop: deps
+	SPARK_HOME=$(PYSPARK_HOME) $(SBT) 'integrationTests/Test/runMain io.github.sparkkinesis.it.tools.FlakeLoop io.github.sparkkinesis.it.$(SUITE) $(RUNS) "$(TEST)"' < /dev/null
 
 integration-test: deps
 	SPARK_HOME=$(PYSPARK_HOME) $(SBT) connector/publishM2 integrationTests/test < /dev/null

@@ -7,13 +7,18 @@ import software.amazon.awssdk.services.kinesis.model.{ListShardsRequest, Shard}
 
 /** ListShards for the source's discovery and the sink's shard map alike. */
 object ShardListing {
-  /** Every shard of `stream`, open and closed, following ListShards' pages (a page holds up to 1000 shards). */
-  def all(client: KinesisClient, stream: String, streamArn: Option[String] = None): Vector[Shard] = {
+  /**
+   * Every shard of `stream`, open and closed, following ListShards' pages (a page holds up to 1000 shards).
+   * `clock` learns Kinesis' clock from the answers' dates.
+   */
+  def all(client: KinesisClient, stream: String, streamArn: Option[String] = None,
+      clock: Option[KinesisClockBound] = None): Vector[Shard] = {
     val out = Vector.newBuilder[Shard]
     var request = streamArn.fold(ListShardsRequest.builder().streamName(stream))(ListShardsRequest.builder().streamARN(_)).build()
     var more = true
     while (more) {
       val response = client.listShards(request)
+      clock.foreach(_.observe(response.sdkHttpResponse(), System.currentTimeMillis()))
       out ++= response.shards().asScala
       val token = response.nextToken()
       more = token != null

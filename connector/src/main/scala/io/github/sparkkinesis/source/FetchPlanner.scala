@@ -14,8 +14,12 @@ final class FetchPlanner(config: SourceConfig, discovery: ShardDiscovery) extend
     val shards = discovery.completeShards().values.toVector
     val positions: Seq[(ShardKey, ShardPosition)] = config.initialPosition match {
       case InitialPosition.Latest =>
-        // Closed shards hold only records from before the start. The second absorbs clock skew.
-        shards.map(s => s.key -> (if (s.closed) ShardEnd else AtTimestamp(nowMillis - FetchPlanner.LatestSkewMillis)))
+        // Closed shards hold only records from before the start. Open ones from Kinesis' time at the start, which
+        // its answers' dates bound from below (records put after the start arrive no earlier); without a date,
+        // from ours, a second early for skew.
+        val start = discovery.clock.kinesisMillisAtLeast(nowMillis).map(_ - FetchPlanner.LatestDateMarginMillis)
+          .getOrElse(nowMillis - FetchPlanner.LatestSkewMillis)
+        shards.map(s => s.key -> (if (s.closed) ShardEnd else AtTimestamp(start)))
       case InitialPosition.TrimHorizon => shards.map(_.key -> TrimHorizon)
       case InitialPosition.AtTimestamp(ms) => shards.map(_.key -> AtTimestamp(ms))
       case InitialPosition.PerShard(given) =>
@@ -112,7 +116,18 @@ object FetchPlanner {
   def parallelism: Int =
     org.apache.spark.sql.SparkSession.getActiveSession.map(_.sparkContext.defaultParallelism).getOrElse(1)
 
+  /** `latest` without a `Date` header to learn Kinesis' clock from: our clock, this much early for skew. */
   val LatestSkewMillis = 1000L
+  /**
+   * `latest` from a `Date` header: this much before the bound it gives, for the clocks of Kinesis' hosts (the one
+   * that dates an answer, the one that stamps a record) that need not agree to the millisecond.
+   */
+  val LatestDateMarginMillis = 250L
+  /**
+   * On agreeing clocks, how long before the start `latest` may reach back at most: a date's truncation to its
+   * second, a call's round trip, the margin. Records that arrived earlier are never read by a `latest` start.
+   */
+  val LatestLookBackMillis = 2000L
 
   /** Where most of a group's shards were prefetched (ties: the first shard's executor). */
   def ownerOf(keys: Seq[ShardKey], owners: Map[ShardKey, String]): Option[String] = {

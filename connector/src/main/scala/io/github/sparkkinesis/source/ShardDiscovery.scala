@@ -1,6 +1,7 @@
 package io.github.sparkkinesis.source
 
-import io.github.sparkkinesis.client.{ConnectionConfig, KinesisClientFactory, ShardListing, StreamNotFound, TtlCache}
+import io.github.sparkkinesis.client.{ConnectionConfig, KinesisClientFactory, KinesisClockBound, ShardListing, StreamNotFound,
+  TtlCache}
 import software.amazon.awssdk.core.exception.AbortedException
 import software.amazon.awssdk.services.kinesis.KinesisClient
 import software.amazon.awssdk.services.kinesis.model.{ResourceNotFoundException, Shard}
@@ -29,6 +30,8 @@ final class ShardDiscovery(config: SourceConfig) {
   private val ttlNanos = config.shardFetchInterval.toNanos
   private val completeNanos = math.max(ttlNanos, ShardDiscovery.CompleteListingInterval.toNanos)
   private val listings = new TtlCache[String, Listing](ttlNanos)
+  /** Kinesis' clock as complete listings tell it (see [[KinesisClockBound]]), for `latest`. */
+  val clock = new KinesisClockBound
 
   /** The last map built and the listings it came from: until a listing is renewed, the same map is returned. */
   @volatile private var built: (Seq[Seq[ShardMeta]], Map[ShardKey, ShardMeta]) = (Nil, Map.empty)
@@ -67,7 +70,7 @@ final class ShardDiscovery(config: SourceConfig) {
   /** A complete listing; one equal to the listing before is that one (see [[ShardDiscovery.same]]). */
   private def list(stream: String, before: Option[Listing]): Listing = {
     val now = System.nanoTime()
-    val fresh = listing(stream)(ShardListing.all(client, stream, config.streamArn(stream))).map(meta(stream, _))
+    val fresh = listing(stream)(ShardListing.all(client, stream, config.streamArn(stream), Some(clock))).map(meta(stream, _))
     Listing(ShardDiscovery.same(before.map(_.shards), fresh), now)
   }
 

@@ -1,5 +1,6 @@
 package io.github.sparkkinesis.it
 
+import io.github.sparkkinesis.source.FetchPlanner
 import org.apache.spark.sql.DataFrame
 import org.scalatest.funsuite.AnyFunSuite
 
@@ -40,9 +41,9 @@ class SourceBatchReadSuite extends AnyFunSuite with SourceTest {
     val more = kinesis.putAll(stream, (13 to 17).map(i => ("k", s"v$i")))
     val putDone = System.currentTimeMillis()
     assertExactly(collect(batchReader(stream, "initialPosition" -> "trim_horizon")), first ++ more)
-    // `latest` keeps a one-second margin for clock skew: records become "already there" once older than that.
+    // `latest` reaches back a little before the start (a Date header's whole second, a margin for skew).
     Wait.until("the last records to be older than latest's margin") {
-      System.currentTimeMillis() - putDone > io.github.sparkkinesis.source.FetchPlanner.LatestSkewMillis
+      System.currentTimeMillis() - putDone > FetchPlanner.LatestLookBackMillis
     }
     assert(collect(batchReader(stream)).isEmpty, "latest (the default) starts after everything already there")
   }

@@ -4,6 +4,7 @@ import java.time.{Duration, Instant}
 
 import scala.jdk.CollectionConverters._
 
+import io.github.sparkkinesis.source.FetchPlanner
 import org.apache.spark.sql.streaming.{StreamingQuery, Trigger}
 import org.scalatest.funsuite.AnyFunSuite
 import software.amazon.awssdk.services.kinesis.model._
@@ -61,9 +62,11 @@ class SourceFanOutSuite extends AnyFunSuite with SimulatorSourceTest {
     val stream = newStreamName("efo-latest")
     kinesis.createStream(stream, 2)
     val old = kinesis.putAll(stream, keyed("old", 10))
-    // The pin is "start minus one second": begin once the old records are more than a second old.
+    // `latest` reaches back a little before the start (FetchPlanner.LatestLookBackMillis): begin after that.
     val lastOldArrival = System.currentTimeMillis()
-    eventually("the old records to be over a second old") { System.currentTimeMillis() > lastOldArrival + 1100 }
+    eventually("the old records to be older than latest reaches back") {
+      System.currentTimeMillis() > lastOldArrival + FetchPlanner.LatestLookBackMillis
+    }
     val subscribed = simulator.admin.operationCounter("SubscribeToShard", "calls")
     val (collector, query) = reading(stream, newCheckpoint(), "initialPosition" -> "latest")
     try {

@@ -3,6 +3,7 @@ package io.github.sparkkinesis.it
 import java.nio.file.{Files, Paths}
 import java.time.Duration
 
+import io.github.sparkkinesis.source.FetchPlanner
 import org.apache.spark.sql.streaming.Trigger
 import org.scalatest.funsuite.AnyFunSuite
 
@@ -73,9 +74,11 @@ class SourceInitialPositionSuite extends AnyFunSuite with SourceTest {
     val old = kinesis.putAll(stream, records("old", 20))
     val checkpoint = newCheckpoint()
     val collector = new Collector
-    // The pin is "start minus one second": begin once the old records are more than a second old.
+    // `latest` reaches back a little before the start (FetchPlanner.LatestLookBackMillis): begin after that.
     val lastOldArrival = System.currentTimeMillis()
-    eventually("the old records to be over a second old") { System.currentTimeMillis() > lastOldArrival + 1100 }
+    eventually("the old records to be older than latest reaches back") {
+      System.currentTimeMillis() > lastOldArrival + FetchPlanner.LatestLookBackMillis
+    }
     val query = collector.start(kinesisReader(stream), checkpoint, Trigger.ProcessingTime(100))
     try {
       val pin = Paths.get(checkpoint, "sources", "0", "kinesis-initial-offset.json")

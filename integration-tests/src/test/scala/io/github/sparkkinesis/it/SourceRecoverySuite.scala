@@ -2,6 +2,7 @@ package io.github.sparkkinesis.it
 
 import java.nio.file.{Files, Paths}
 
+import io.github.sparkkinesis.source.FetchPlanner
 import org.scalatest.funsuite.AnyFunSuite
 
 /**
@@ -63,7 +64,9 @@ class SourceRecoverySuite extends AnyFunSuite with SourceTest {
     val checkpoint = newCheckpoint()
     val before = kinesis.putAll(stream, records("before", 5))
     val pinned = System.currentTimeMillis()
-    eventually("the records put so far to be over a second old") { System.currentTimeMillis() > pinned + 1100 }
+    eventually("the records put so far to be older than latest reaches back") {
+      System.currentTimeMillis() > pinned + FetchPlanner.LatestLookBackMillis
+    }
     val first = readAvailableNow(kinesisReader(stream), checkpoint)
     assert(first.records.isEmpty, "latest must not read records from before the start")
     val after = kinesis.putAll(stream, records("after", 12))

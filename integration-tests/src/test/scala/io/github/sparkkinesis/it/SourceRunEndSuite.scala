@@ -1,16 +1,20 @@
 package io.github.sparkkinesis.it
 
+import java.nio.file.{Files, Paths}
 import java.util.concurrent.ConcurrentLinkedQueue
 import java.util.concurrent.atomic.AtomicBoolean
 
 import scala.jdk.CollectionConverters._
 
+import io.github.sparkkinesis.source.FetchPlanner
 import org.apache.spark.sql.DataFrame
+import org.apache.spark.sql.streaming.Trigger
 import org.scalatest.funsuite.AnyFunSuite
 
 /**
  * Where `Trigger.AvailableNow` and batch reads end (docs/design/offsets.md, "The tip seen at start"): on Kinesis'
- * positions, not on the driver's clock, and for a closed shard only at its end. On the simulator, whose
+ * positions, not on the driver's clock, and for a closed shard only at its end; where `latest` starts: on Kinesis'
+ * clock, which its answers' `Date` headers bound. On the simulator, whose
  * `clockOffsetMs` puts Kinesis' clock ahead of or behind this machine's and whose `splitEndAnswer` returns a closed
  * shard's end in an answer of its own, after its last records (AWS does not promise one answer for both).
  */
@@ -52,6 +56,31 @@ class SourceRunEndSuite extends AnyFunSuite with SimulatorSourceTest {
         val next = readAvailableNow(reader(stream), checkpoint).records
         assertExactly(next, second)
         assertKeyOrder(next, second)
+      }
+    }
+
+    test(s"latest with Kinesis' clock ${math.abs(offsetMs)} ms $ahead the driver's: every record put after the start " +
+      "is read, none put before it") {
+      withSettings(s"""{"clockOffsetMs": $offsetMs}""", """{"clockOffsetMs": 0}""") {
+        val stream = newStreamName("latest-skew")
+        kinesis.createStream(stream, 2)
+        val old = kinesis.putAll(stream, keyed("old", 10))
+        val oldDone = System.currentTimeMillis()
+        Wait.until("the old records to be older than latest reaches back") {
+          System.currentTimeMillis() - oldDone > FetchPlanner.LatestLookBackMillis
+        }
+        val checkpoint = newCheckpoint()
+        val collector = new Collector
+        val query = collector.start(kinesisReader(stream), checkpoint, Trigger.ProcessingTime(100))
+        try {
+          val pin = Paths.get(checkpoint, "sources", "0", "kinesis-initial-offset.json")
+          Wait.until("latest to be pinned") { Files.exists(pin) }
+          val fresh = kinesis.putAll(stream, keyed("fresh", 20))
+          Wait.until("the records put after the start to be read") { collector.records.size >= fresh.size }
+          query.processAllAvailable()
+          assertExactly(collector.records, fresh)
+          assert(!collector.records.exists(r => old.exists(_.sequenceNumber == r.sequenceNumber)))
+        } finally query.stop()
       }
     }
   }

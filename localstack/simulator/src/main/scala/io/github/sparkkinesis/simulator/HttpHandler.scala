@@ -103,6 +103,9 @@ final class HttpHandler(sim: Simulator, api: KinesisApi, admin: AdminApi, reques
     headers.set(HttpHeaderNames.CONTENT_TYPE, contentType)
     headers.setInt(HttpHeaderNames.CONTENT_LENGTH, body.length)
     headers.set("x-amzn-RequestId", nextRequestId())
+    // As AWS does, in whole seconds, on the simulator's clock (`clockOffsetMs` included): what a client may learn
+    // Kinesis' clock from.
+    headers.set(HttpHeaderNames.DATE, HttpHandler.httpDate(sim.now()))
     errorType.foreach(t => headers.set("x-amzn-ErrorType", t))
     if (keepAlive) {
       headers.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE)
@@ -113,4 +116,9 @@ final class HttpHandler(sim: Simulator, api: KinesisApi, admin: AdminApi, reques
   private def nextRequestId(): String = s"$requestIdPrefix-${requestIds.incrementAndGet()}"
 
   override def exceptionCaught(ctx: ChannelHandlerContext, cause: Throwable): Unit = ctx.close()
+}
+
+object HttpHandler {
+  def httpDate(millis: Long): String = java.time.format.DateTimeFormatter.RFC_1123_DATE_TIME.format(
+    java.time.ZonedDateTime.ofInstant(java.time.Instant.ofEpochMilli(millis), java.time.ZoneOffset.UTC))
 }

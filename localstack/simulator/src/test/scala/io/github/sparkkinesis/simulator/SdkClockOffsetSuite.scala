@@ -88,4 +88,18 @@ class SdkClockOffsetSuite extends AnyFunSuite with SimulatorFixture {
     val kept = admin.call("GET", "settings")
     assert(kept.path("clockOffsetMs").asLong() == -1234L && kept.path("splitEndAnswer").asBoolean())
   }
+
+  test("responses carry a Date header in whole seconds on the simulator's clock, offset included") {
+    for (offset <- Seq(5000L, -5000L, 0L)) {
+      admin.clockOffset(offset)
+      val before = System.currentTimeMillis()
+      val response = kinesis.listStreams(ListStreamsRequest.builder().build())
+      val after = System.currentTimeMillis()
+      val date = response.sdkHttpResponse().firstMatchingHeader("Date").get()
+      val millis = java.time.ZonedDateTime.parse(date, java.time.format.DateTimeFormatter.RFC_1123_DATE_TIME)
+        .toInstant.toEpochMilli
+      // The server read its clock between `before` and `after` (shifted by the offset), then dropped the millis.
+      assert(millis % 1000 == 0 && millis > before + offset - 1000 && millis <= after + offset, s"$offset: $date")
+    }
+  }
 }
