@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -116,3 +117,54 @@ def test_a_corrupt_aggregate_fails_naming_shard_and_sequence_number(
     message = str(error.value)
     assert f"Corrupt KPL aggregated record in Kinesis shard {stream}/shardId-000000000000" in message
     assert f"at sequence number {seq}: the MD5 checksum does not match" in message
+
+
+def hash_key(partition_key: str) -> int:
+    return int.from_bytes(hashlib.md5(partition_key.encode()).digest(), "big")
+
+
+def test_an_aggregate_in_a_shard_that_does_not_hold_all_its_keys_is_skipped_whole(
+    spark: SparkSession, kinesis: Any, kinesis_endpoint: str, stream: str, tmp_path: Any
+) -> None:
+    # A writer's aggregate caught by a split: packed for the parent, stored in a child that holds only some of its
+    # keys. The KCL skips such an aggregate (the writer resends its records to the right children); so does the source.
+    parent = kinesis.list_shards(StreamName=stream)["Shards"][0]["ShardId"]
+    middle = 2**127
+    kinesis.split_shard(StreamName=stream, ShardToSplit=parent, NewStartingHashKey=str(middle))
+    kinesis.get_waiter("stream_exists").wait(StreamName=stream, WaiterConfig={"Delay": 0.2})
+    children = [s for s in kinesis.list_shards(StreamName=stream)["Shards"] if s["ShardId"] != parent]
+    low_child = next(s for s in children if int(s["HashKeyRange"]["StartingHashKey"]) == 0)["ShardId"]
+    keys = [f"user-{i}" for i in range(40)]
+    lows = [k for k in keys if hash_key(k) < middle]
+    highs = [k for k in keys if hash_key(k) >= middle]
+
+    def put_into_low_child(users: list[tuple[str, bytes]]) -> str:
+        aggregator = RecordAggregator()
+        for key, data in users:
+            assert aggregator.add_user_record(key, data) is None
+        _, _, blob = aggregator.clear_and_get().get_contents()
+        result = kinesis.put_record(StreamName=stream, Data=blob, PartitionKey="any", ExplicitHashKey="1")
+        assert result["ShardId"] == low_child
+        return str(result["SequenceNumber"])
+
+    placed = [(k, f"placed-{k}".encode()) for k in lows[:3]]
+    put_into_low_child(placed)
+    misplaced_seq = put_into_low_child([(lows[3], b"misplaced-low"), (highs[0], b"misplaced-high")])
+    after = [(lows[4], b"after")]
+    put_into_low_child(after)
+
+    out, checkpoint = str(tmp_path / "out"), str(tmp_path / "cp")
+    query = (
+        spark.readStream.format("kinesis")
+        .option("streamName", stream).option("endpoint", kinesis_endpoint).option("region", "us-east-1")
+        .option("awsAccessKey", "test").option("awsSecretKey", "test").option("initialPosition", "trim_horizon")
+        .load().writeStream.format("parquet").option("path", out)
+        .option("checkpointLocation", checkpoint).trigger(availableNow=True).start()
+    )
+    query.awaitTermination(120)
+    assert query.exception() is None
+    rows = spark.read.parquet(out).collect()
+    assert sorted((r.partitionKey, bytes(r.data)) for r in rows) == sorted(placed + after)
+    assert all(r.sequenceNumber != misplaced_seq for r in rows)
+    skipped = [int(p["sources"][0]["metrics"].get("numMisplacedAggregatesSkipped", "0")) for p in query.recentProgress]
+    assert max(skipped) == 1
