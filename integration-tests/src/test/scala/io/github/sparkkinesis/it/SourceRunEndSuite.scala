@@ -30,7 +30,8 @@ class SourceRunEndSuite extends AnyFunSuite with SimulatorSourceTest {
           r.getAs[String]("shardId"), r.getAs[String]("sequenceNumber"), r.getAs[Long]("subSequenceNumber"))
       }
 
-  private def reader(stream: String): DataFrame = kinesisReader(stream, "initialPosition" -> "trim_horizon")
+  private def reader(stream: String, options: (String, String)*): DataFrame =
+    kinesisReader(stream, ("initialPosition" -> "trim_horizon") +: options: _*)
 
   private def keyed(prefix: String, n: Int) = (1 to n).map(i => (s"key-${i % 7}", f"$prefix-$i%04d"))
 
@@ -51,6 +52,7 @@ class SourceRunEndSuite extends AnyFunSuite with SimulatorSourceTest {
         assert(math.abs(arrival - System.currentTimeMillis() - offsetMs) < 2000, "the simulator's clock is offset")
         val checkpoint = newCheckpoint()
         assertExactly(readAvailableNow(reader(stream), checkpoint).records, first)
+        assertExactly(readAvailableNow(reader(stream, "consumerMode" -> "efo")).records, first)
         assertExactly(batchRead(stream), first)
         val second = kinesis.putAll(stream, keyed("second", 20))
         val next = readAvailableNow(reader(stream), checkpoint).records
@@ -114,7 +116,7 @@ class SourceRunEndSuite extends AnyFunSuite with SimulatorSourceTest {
     }
   }
 
-  test("a closed shard's end in an answer of its own: AvailableNow and a batch read go on to the children, " +
+  test("a closed shard's end in an answer of its own: AvailableNow (polling, fan-out) and a batch read go on to the children, " +
     "across a split and a merge") {
     withSettings("""{"splitEndAnswer": true}""", """{"splitEndAnswer": false}""") {
       val stream = newStreamName("ends")
@@ -128,9 +130,12 @@ class SourceRunEndSuite extends AnyFunSuite with SimulatorSourceTest {
       val merged = kinesis.putAll(stream, keyed("merged", 30))
       val all = before ++ split ++ merged
       assert(merged.exists(p => !Set(a, b).contains(p.shardId) && !children.contains(p.shardId)), "the merged shard has records")
-      val read = readAvailableNow(reader(stream)).records
-      assertExactly(read, all)
-      assertKeyOrder(read, all)
+      // Enhanced fan-out: the event with a closed shard's last records has a continuation, its end comes next.
+      for (mode <- Seq("polling", "efo")) {
+        val read = readAvailableNow(reader(stream, "consumerMode" -> mode)).records
+        assertExactly(read, all)
+        assertKeyOrder(read, all)
+      }
       // A batch read's rows come partition by partition: per-shard order is what it promises (assertExactly).
       assertExactly(batchRead(stream), all)
     }
