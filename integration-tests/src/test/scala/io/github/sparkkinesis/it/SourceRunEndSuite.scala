@@ -116,8 +116,8 @@ class SourceRunEndSuite extends AnyFunSuite with SimulatorSourceTest {
     }
   }
 
-  test("a closed shard's end in an answer of its own: AvailableNow (polling, fan-out) and a batch read go on to the children, " +
-    "across a split and a merge") {
+  test("a closed shard's end in an answer of its own: AvailableNow (polling, fan-out) and a batch read go on to " +
+    "the children, across a split and a merge") {
     withSettings("""{"splitEndAnswer": true}""", """{"splitEndAnswer": false}""") {
       val stream = newStreamName("ends")
       kinesis.createStream(stream, 2)
