@@ -52,7 +52,7 @@ final class RealTimeReader(partition: RealTimeInputPartition) extends SupportsRe
         position = emitted
         block = RecordBlock.empty
         index = 0
-        feed = Prefetcher.feedFor(partition.sourceId, partition.config, key, position, endsAtTip = false,
+        feed = Prefetcher.feedFor(partition.sourceId, partition.config, key, position, runEnd = None,
           spill = false, hashKeys)
         feed.failed.foreach(e => throw SnapshotJob.failure(key, e))
         val ended = feed.ended // read before the records: nothing is added to a feed after its end

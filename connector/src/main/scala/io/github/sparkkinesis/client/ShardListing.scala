@@ -17,8 +17,9 @@ object ShardListing {
     var request = streamArn.fold(ListShardsRequest.builder().streamName(stream))(ListShardsRequest.builder().streamARN(_)).build()
     var more = true
     while (more) {
+      val sent = System.currentTimeMillis()
       val response = client.listShards(request)
-      clock.foreach(_.observe(response.sdkHttpResponse(), System.currentTimeMillis()))
+      clock.foreach(_.observe(response.sdkHttpResponse(), sent, System.currentTimeMillis()))
       out ++= response.shards().asScala
       val token = response.nextToken()
       more = token != null

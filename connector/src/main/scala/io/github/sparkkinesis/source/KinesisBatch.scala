@@ -25,7 +25,10 @@ final class KinesisBatch(config: SourceConfig) extends Batch {
     val sourceId = UUID.randomUUID().toString
     val discovery = new ShardDiscovery(config)
     val planner = new FetchPlanner(config, discovery)
-    val start = planner.initialOffset(System.currentTimeMillis())
+    val startMillis = System.currentTimeMillis()
+    val start = planner.initialOffset(startMillis)
+    // After the listing initialOffset made: its answers' dates bound Kinesis' clock at the start.
+    val runEnd = RunEnd.startedAt(startMillis, discovery.clock)
     val sc = SparkSession.active.sparkContext
     var offset = start
     val owners = mutable.Map.empty[ShardKey, String]
@@ -35,8 +38,7 @@ final class KinesisBatch(config: SourceConfig) extends Batch {
       // Every round asks from the read's start: a feed that reached further reports how far, and keeps its records.
       val shards = discovery.shards()
       val requests = readable.map(k => SnapshotRequest.of(shards, k, start.get(k).getOrElse(TrimHorizon), Long.MaxValue, Long.MaxValue))
-      // Feeds end at the first tip they find: they are made after the read started (see ShardFeed).
-      val spec = SnapshotSpec(sourceId, config, endsAtTip = true, SnapshotWait(0L, untilCaughtUp = true), spill = true)
+      val spec = SnapshotSpec(sourceId, config, Some(runEnd), SnapshotWait(0L, untilCaughtUp = true), spill = true)
       val (snapshots, _) = SnapshotJob.run(sc, spec, planner.groups(requests, owners.toMap))
       snapshots.foreach(s => owners(s.key) = s.location)
       if (snapshots.exists(_.last == ShardEnd)) discovery.invalidate()

@@ -28,8 +28,10 @@ final class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: St
   private val discovery = new ShardDiscovery(config)
   private val planner = new FetchPlanner(config, discovery)
   private val progress = new SourceProgress
-  /** `Trigger.AvailableNow`: feeds end at the tip they see, made after the run started (see [[ShardFeed]]). */
-  private var availableNow = false
+  /** `Trigger.AvailableNow`: when the run started (this JVM's clock), and where its feeds stop (see [[RunEnd]]). */
+  private var availableNowStart: Option[Long] = None
+  private var runEnd: Option[RunEnd] = None
+  private def availableNow = availableNowStart.isDefined
   private var lastAdvanced = true
   private var lastBehind = false
   private var lastSnapshotNanos = 0L
@@ -84,7 +86,7 @@ final class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: St
   }
 
   override def prepareForTriggerAvailableNow(): Unit = {
-    availableNow = true
+    availableNowStart = Some(System.currentTimeMillis())
     // The run reads shards as a listing made after its start shows them (a closed one to its end).
     discovery.invalidate()
     logInfo("Trigger.AvailableNow: reading each shard up to the tip its first read after the start finds")
@@ -111,6 +113,8 @@ final class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: St
     if (realTime) return start
     planner.checkStreams(start)
     val readable = planner.readableShards(start)
+    // After a listing made since the start: its answers' dates bound Kinesis' clock at the start.
+    if (runEnd.isEmpty) runEnd = availableNowStart.map(RunEnd.startedAt(_, discovery.clock))
     if (readable.isEmpty) return unchanged(start)
     val listening = signal.open()
     // Idle (the last snapshot found nothing): no Spark job until an executor signals a change, the shards change,
@@ -131,7 +135,7 @@ final class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: St
     // A catch-up (the last snapshot saw shards behind their tip) gathers for up to CatchUpBatch since that snapshot.
     val fill = if (!lastBehind) 0L else math.max(0L, CatchUpBatch.toNanos - (System.nanoTime() - lastSnapshotNanos))
     val feedConfig = readConfig
-    def snapshot(linger: Long) = SnapshotJob.run(sc, SnapshotSpec(sourceId, feedConfig, availableNow,
+    def snapshot(linger: Long) = SnapshotJob.run(sc, SnapshotSpec(sourceId, feedConfig, runEnd,
       SnapshotWait(linger, untilCaughtUp = false, fill), driverListens = listening), groups,
       if (periodic) "periodic, idle stream" else "")
     val linger = if (lastAdvanced || executorsSignal) 0L else IdleWait.toNanos

@@ -113,15 +113,15 @@ object Prefetcher extends Logging {
 
   /**
    * The feed of `key` for a batch that starts at `from`: the running one when it has reached `from` (what it held
-   * before `from` is dropped: that batch committed), else a new one that starts there. `endsAtTip`: see
-   * [[ShardFeed]]; `hashKeys`: the shard's range, when known (misplaced KPL aggregates are skipped); `closed`: the
+   * before `from` is dropped: that batch committed), else a new one that starts there. `runEnd`: see
+   * [[RunEnd]]; `hashKeys`: the shard's range, when known (misplaced KPL aggregates are skipped); `closed`: the
    * listing shows the shard closed.
    */
-  def feedFor(sourceId: String, config: SourceConfig, key: ShardKey, from: ShardPosition, endsAtTip: Boolean,
+  def feedFor(sourceId: String, config: SourceConfig, key: ShardKey, from: ShardPosition, runEnd: Option[RunEnd],
       spill: Boolean, hashKeys: Option[HashKeySpan], closed: Boolean = false): ShardFeed = {
     if (released.containsKey(sourceId)) {
       // A snapshot task of a query that stopped while it was being scheduled: it must not start reading again.
-      val gone = new ShardFeed(sourceId, key, from, config, endsAtTip, spill, null)
+      val gone = new ShardFeed(sourceId, key, from, config, runEnd, spill, null)
       gone.stopped = true
       return gone
     }
@@ -132,7 +132,7 @@ object Prefetcher extends Logging {
         existing.commit(from).map(f => freed = f).isDefined) existing
       else {
         if (existing != null) stop(existing)
-        created = new ShardFeed(sourceId, key, from, config, endsAtTip, spill,
+        created = new ShardFeed(sourceId, key, from, config, runEnd, spill,
           fetcher(sourceId, config, key, from, spill, hashKeys))
         // Before its first call is dispatched: an answer at the tip of a closed shard must not end it.
         if (closed) created.markClosed()

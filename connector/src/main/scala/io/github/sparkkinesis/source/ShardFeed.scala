@@ -27,9 +27,7 @@ final case class BufferedPart(records: Seq[RecordBlock], resumeFrom: Option[Shar
  * `spill` (batch reads): once the executor's buffer is full the feed keeps reading to find the range's end but
  * keeps no more records; the batch task reads the rest again from Kinesis. Streaming feeds pause instead.
  *
- * `endsAtTip` (`Trigger.AvailableNow`, batch reads): the feed stops at the first answer that reaches its shard's tip
- * (or end). The feed is made after the run started, so that answer holds every record put before the start,
- * whatever Kinesis' clock says (docs/design/offsets.md, "The tip seen at start").
+ * `runEnd` (`Trigger.AvailableNow`, batch reads): where the feed stops, see [[RunEnd]].
  *
  * A shard the listing shows closed ([[markClosed]]) is at its tip only once its end has been read: AWS need not
  * return a closed shard's last records and its end in one answer, and children wait for their parents' end.
@@ -39,7 +37,7 @@ final class ShardFeed(
     val key: ShardKey,
     start: ShardPosition,
     val config: SourceConfig,
-    val endsAtTip: Boolean,
+    val runEnd: Option[RunEnd],
     val spill: Boolean,
     val fetcher: ShardFetcher) {
 
@@ -51,8 +49,8 @@ final class ShardFeed(
   private var polls = 0L
   private var millisBehind: Option[Long] = None
   private var atTip = false
-  /** `endsAtTip` and an answer reached the tip: no more calls. */
-  private var tipReached = false
+  /** The feed reached its [[RunEnd]]: no more calls. */
+  private var endReached = false
   private var closed = false
   private var failure: Option[Throwable] = None
   private var avgRecordBytes = ShardFeed.InitialRecordBytesGuess
@@ -86,9 +84,9 @@ final class ShardFeed(
   def failed: Option[Throwable] = synchronized(failure)
   /** Answered at least once, or never will be. */
   def hasPolled: Boolean = synchronized(polls > 0 || failure.nonEmpty || readTo == ShardEnd) || stopped
-  def caughtUp: Boolean = synchronized(readTo == ShardEnd || tipReached || atTip)
+  def caughtUp: Boolean = synchronized(readTo == ShardEnd || endReached || atTip)
   /** No call will ever be made again. */
-  def finished: Boolean = synchronized(readTo == ShardEnd || tipReached || failure.nonEmpty) || stopped
+  def finished: Boolean = synchronized(readTo == ShardEnd || endReached || failure.nonEmpty) || stopped
   /** The listing shows the shard closed: an answer at its tip without its end is not the tip (see the class). */
   def markClosed(): Unit = synchronized { closed = true }
   def hasRecordsAfter(from: ShardPosition): Boolean = synchronized(readTo != from)
@@ -187,7 +185,7 @@ final class ShardFeed(
       if (i > 0) lastTaken = block.position(i - 1)
     }
     val last = if (capped) lastTaken else readTo
-    FeedState(last, n, bytes, millisBehind, caughtUp = !capped && (readTo == ShardEnd || tipReached || atTip), heldBytes)
+    FeedState(last, n, bytes, millisBehind, caughtUp = !capped && (readTo == ShardEnd || endReached || atTip), heldBytes)
   }
 
   /** The buffered records of (from, to], when this feed still starts at `from`. */
@@ -220,30 +218,53 @@ final class ShardFeed(
     millisBehind = Some(poll.millisBehindLatest)
     val block = poll.records
     val n = block.size
-    var kept = if (spilled) 0 else n
+    val arrivedAfter = runEnd.flatMap(_.arrivedAfterMillis)
+    var admitted = 0
+    while (admitted < n && arrivedAfter.forall(block.arrivalMillis(admitted) <= _)) admitted += 1
+    var kept = if (spilled) 0 else admitted
     if (spill && !spilled) {
       kept = 0
-      while (kept < n && mayHold(block.heapBytes(0, kept + 1))) kept += 1
+      while (kept < admitted && mayHold(block.heapBytes(0, kept + 1))) kept += 1
     }
-    if (kept < n) spilled = true
+    if (kept < admitted) spilled = true
     val added = block.heapBytes(0, kept)
     if (kept > 0) records.addLast(block.take(kept).compact())
     heldBytes += added
-    if (n > 0) readTo = block.position(n - 1)
+    if (admitted > 0) readTo = block.position(admitted - 1)
     if (n > 0) {
       val observed = math.max(1L, poll.bytes / n)
       avgRecordBytes = if (sized) (avgRecordBytes + observed) / 2 else observed
       sized = true
     }
-    if (poll.ended) readTo = ShardEnd
-    atTip = poll.ended || (poll.atTip && !closed)
-    if (endsAtTip && atTip) tipReached = true
+    if (admitted < n) endReached = true
+    else if (poll.ended) readTo = ShardEnd
+    atTip = admitted == n && (poll.ended || (poll.atTip && !closed))
+    if (runEnd.isDefined && atTip) endReached = true
     idlePolls = if (n == 0 && atTip) idlePolls + 1 else 0
     if (idlePolls == 1) idleSinceNanos = System.nanoTime()
     added
   }
 
   def onFailure(e: Throwable): Unit = synchronized { failure = Some(e) }
+}
+
+/**
+ * Where a feed of an AvailableNow run or a batch read stops (docs/design/offsets.md, "The tip seen at start"): at
+ * its first answer that reaches the shard's tip (a closed shard: its end). The feed is made after the run started,
+ * so that answer holds every record put before the start, whatever the clocks say. Or, when a shard's reads cannot
+ * catch up with its writes (other consumers share its read quota, `maxFetchRate`), before its first record that
+ * arrived after `arrivedAfterMillis`: the latest time Kinesis' clock can have read at the start, as the `Date`
+ * headers of its answers bound it, so such a record was put after the start. Whichever comes first.
+ */
+final case class RunEnd(arrivedAfterMillis: Option[Long])
+
+object RunEnd {
+  /** Past the bound on Kinesis' clock: for its hosts' clocks (the one that dates answers, the one that stamps records). */
+  val MarginMillis = 250L
+
+  /** Where the feeds of a run that started at our `startMillis` stop, with what `clock` tells of Kinesis' clock. */
+  def startedAt(startMillis: Long, clock: io.github.sparkkinesis.client.KinesisClockBound): RunEnd =
+    RunEnd(clock.kinesisMillisAtMost(startMillis).map(_ + MarginMillis))
 }
 
 /** One GetRecords call: at most `limit` records, about `answerBytes` of records expected back. */

@@ -47,10 +47,10 @@ final case class ExecutorStats(location: String, calls: CallCounts, reReads: Lon
 final case class SnapshotWait(lingerNanos: Long, untilCaughtUp: Boolean, fillNanos: Long = 0L)
 
 /**
- * What one snapshot job asks of every task: the source, whether feeds end at their tip (AvailableNow and batch
- * reads, see [[ShardFeed]]), the wait, batch-read spilling, and whether the driver listens for the executors' signals.
+ * What one snapshot job asks of every task: the source, where feeds stop (AvailableNow and batch reads, see
+ * [[RunEnd]]), the wait, batch-read spilling, and whether the driver listens for the executors' signals.
  */
-final case class SnapshotSpec(sourceId: String, config: SourceConfig, endsAtTip: Boolean, until: SnapshotWait,
+final case class SnapshotSpec(sourceId: String, config: SourceConfig, runEnd: Option[RunEnd], until: SnapshotWait,
     spill: Boolean = false, driverListens: Boolean = false)
 
 /**
@@ -106,7 +106,7 @@ object SnapshotJob {
     val location = executorLocation()
     // Strict: a lazy Seq (a Stream on Scala 2.12) would carry the feeds into the task's result.
     val feeds = requests.toVector.map(r =>
-      r -> Prefetcher.feedFor(sourceId, config, r.key, r.from, endsAtTip, spill, r.hashKeys, r.closed))
+      r -> Prefetcher.feedFor(sourceId, config, r.key, r.from, runEnd, spill, r.hashKeys, r.closed))
     val lingerEnd = started + math.min(until.lingerNanos, config.maxFetchDuration.toNanos)
     val fillEnd = started + math.min(until.fillNanos, config.maxFetchDuration.toNanos)
     val halfBuffer = Prefetcher.bufferLimit(config) / 2

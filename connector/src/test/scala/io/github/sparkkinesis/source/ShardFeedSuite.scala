@@ -10,8 +10,8 @@ class ShardFeedSuite extends AnyFunSuite {
   private val key = ShardKey("s", "shardId-000000000000")
   private val config = SourceConfig(OptionReader(Map("streamName" -> "s")))
 
-  private def feed(start: ShardPosition = TrimHorizon, endsAtTip: Boolean = false, spill: Boolean = false) =
-    new ShardFeed("src", key, start, config, endsAtTip, spill, new PollingFetcher(null, config, key, start, new CallTally, None))
+  private def feed(start: ShardPosition = TrimHorizon, runEnd: Option[RunEnd] = None, spill: Boolean = false) =
+    new ShardFeed("src", key, start, config, runEnd, spill, new PollingFetcher(null, config, key, start, new CallTally, None))
 
   /** Records with sequence numbers `from` until `until`, arrival time = sequence number. */
   private def records(seqs: Range, sub: Long = 0): IndexedSeq[UserRecord] =
@@ -76,7 +76,7 @@ class ShardFeedSuite extends AnyFunSuite {
   }
 
   test("AvailableNow: the feed ends at its first answer at the tip, whatever the records' arrival times say") {
-    val f = feed(endsAtTip = true)
+    val f = feed(runEnd = Some(RunEnd(None)))
     f.onPoll(poll(records(1 to 3), behind = 5000), _ => true)
     assert(!f.finished && !f.caughtUp, "behind the tip: reading goes on")
     f.onPoll(poll(records(4 to 6), filled = true), _ => true)
@@ -90,8 +90,15 @@ class ShardFeedSuite extends AnyFunSuite {
     assert(streaming.caughtUp && !streaming.finished, "a streaming feed at its tip keeps polling")
   }
 
+  test("AvailableNow behind the tip: a record that arrived after the start's bound on Kinesis' clock ends the feed") {
+    val f = feed(runEnd = Some(RunEnd(Some(3L))))
+    f.onPoll(poll(records(1 to 5), behind = 5000), _ => true)
+    val s = f.state(all, all)
+    assert(s.last == at(3) && s.records == 3 && s.caughtUp && f.finished, "records 4 and 5 were put after the start")
+  }
+
   test("a shard the listing shows closed is caught up only once its end is read, not at an answer at its tip") {
-    val f = feed(endsAtTip = true)
+    val f = feed(runEnd = Some(RunEnd(None)))
     f.markClosed()
     f.onPoll(poll(records(1 to 2)), _ => true)
     assert(!f.caughtUp && !f.finished && !f.state(all, all).caughtUp, "the last records came without the end")

@@ -116,6 +116,43 @@ class SourceRunEndSuite extends AnyFunSuite with SimulatorSourceTest {
     }
   }
 
+  for (offsetMs <- Seq(3000L, -3000L)) {
+    test(s"AvailableNow on a shard read slower than it is written (Kinesis' clock $offsetMs ms off) still ends: " +
+      "every record put before the start once, the rest in the next run") {
+      withSettings(s"""{"clockOffsetMs": $offsetMs}""", """{"clockOffsetMs": 0}""") {
+        val stream = newStreamName("slow")
+        kinesis.createStream(stream, 1)
+        val put = new ConcurrentLinkedQueue[PutRecordResult]()
+        val stop = new AtomicBoolean(false)
+        // 20 records a second, while the query reads one record a call and five calls a second: it never reaches
+        // the tip, and ends at the first record that surely arrived after its start.
+        val producer = new Thread(() => {
+          var i = 0
+          while (!stop.get()) {
+            i += 1
+            put.addAll(kinesis.putAll(stream, Seq((s"key-${i % 7}", f"slow-$i%05d"))).asJava)
+            Thread.sleep(50)
+          }
+        })
+        producer.start()
+        val checkpoint = newCheckpoint()
+        val slow = reader(stream, "maxRecordsPerFetch" -> "1", "minFetchPeriod" -> "200ms")
+        try {
+          Wait.until("the producer to have written") { put.size >= 20 }
+          val before = put.asScala.toSeq
+          val first = readAvailableNow(slow, checkpoint).records
+          val got = first.map(_.sequenceNumber).toSet
+          assert(before.forall(p => got(p.sequenceNumber)), "a record put before the run started is missing")
+          stop.set(true)
+          producer.join()
+          val all = put.asScala.toSeq
+          assert(first.size < all.size, "the run stopped before the tip, as the test means it to")
+          assertExactly(first ++ readAvailableNow(reader(stream), checkpoint).records, all)
+        } finally { stop.set(true); producer.join() }
+      }
+    }
+  }
+
   test("a closed shard's end in an answer of its own: AvailableNow (polling, fan-out) and a batch read go on to " +
     "the children, across a split and a merge") {
     withSettings("""{"splitEndAnswer": true}""", """{"splitEndAnswer": false}""") {
