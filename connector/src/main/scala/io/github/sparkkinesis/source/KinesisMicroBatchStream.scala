@@ -89,7 +89,8 @@ final class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: St
     availableNowStart = Some(System.currentTimeMillis())
     // The run reads shards as a listing made after its start shows them (a closed one to its end).
     discovery.invalidate()
-    logInfo("Trigger.AvailableNow: reading each shard up to the tip its first read after the start finds")
+    logInfo("Trigger.AvailableNow: reading each shard up to the tip its first read after the start finds, or a " +
+      "record that surely arrived after the start")
   }
 
   /** The options as executors read with them: with the ARNs of the enhanced fan-out consumers, once ACTIVE. */
