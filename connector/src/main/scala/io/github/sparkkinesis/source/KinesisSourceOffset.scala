@@ -20,6 +20,10 @@ final case class KinesisSourceOffset(positions: Map[ShardKey, ShardPosition]) ex
 }
 
 object KinesisSourceOffset {
+  /**
+   * The version this connector writes. It reads every version up to it, forever: a query's checkpoint must survive
+   * an upgrade (docs/design/offsets.md, "Versioning"; the fixtures of CheckpointCompatibilitySuite prove it).
+   */
   val Version = 1
   private val mapper = new ObjectMapper()
 
@@ -47,10 +51,12 @@ object KinesisSourceOffset {
         s"""{"version":$Version,"streams":{"<stream>":{"<shardId>":{"after":"<seq>","sub":0}}}}, found: $json""")
     val root = try mapper.readTree(json) catch { case e: Exception => throw bad(e.getMessage) }
     if (root == null || !root.isObject) throw bad("not a JSON object")
-    val version = root.path("version").asInt(-1)
-    if (version != Version) {
-      throw bad(s"version $version; this connector reads version $Version — was the checkpoint written by another connector?")
-    }
+    if (!root.hasNonNull("version")) throw bad("no 'version' field: was the checkpoint written by another connector?")
+    // Leniently, as this reader always has: a version given as the string "1" is version 1.
+    val version = root.get("version").asLong(-1)
+    // The case upgrades make (a query moved back to an older connector): say so, and what to do about it.
+    if (version > Version) throw newerVersion(version, json)
+    if (version < 1) throw bad(s"version ${root.get("version")}; this connector reads versions 1 to $Version")
     val streams = root.path("streams")
     if (!streams.isObject) throw bad("no 'streams' object")
     val positions = for {
@@ -59,6 +65,16 @@ object KinesisSourceOffset {
     } yield ShardKey(stream, shardId) -> readPosition(streams.get(stream).get(shardId), bad)
     KinesisSourceOffset(positions.toMap)
   }
+
+  private def newerVersion(version: Long, json: String) = new IllegalArgumentException(
+    s"This Kinesis source checkpoint was written by a newer version of spark-kinesis: its offset is version " +
+      s"$version, and this connector reads offset versions up to $Version. Resume the query with a spark-kinesis " +
+      s"that reads version $version, or start it on a new checkpoint location (it then starts from initialPosition). " +
+      s"Offset found: ${abbreviated(json)}")
+
+  // An offset names every shard: the start of a checkpoint of thousands is enough to recognise it.
+  private def abbreviated(json: String): String =
+    if (json.length <= 300) json else s"${json.take(300)}... (${json.length} characters)"
 
   private def readPosition(node: JsonNode, bad: String => Exception): ShardPosition =
     if (node.has("after")) After(node.get("after").asText(), node.path("sub").asLong(0))
