@@ -49,7 +49,7 @@ final class KinesisBatch(config: SourceConfig) extends Batch {
     val shards = discovery.shards()
     val ranges = offset.positions.toSeq.sortBy(_._1).flatMap { case (key, to) =>
       val from = start.get(key).getOrElse(TrimHorizon)
-      if (from == to) None else Some(ShardRange(key, from, to, shards.get(key).map(_.hashKeys)))
+      ShardRange.planned(key, from, to, shards.get(key).map(_.hashKeys))
     }
     lineageGroups(ranges, discovery.shards()).map { group =>
       KinesisInputPartition(sourceId, config, group, owners.get(group.head.key)): InputPartition

@@ -8,6 +8,20 @@ import org.apache.spark.sql.connector.read.InputPartition
  */
 final case class ShardRange(key: ShardKey, from: ShardPosition, to: ShardPosition, hashKeys: Option[HashKeySpan] = None)
 
+object ShardRange {
+  /**
+   * The range a batch reads in a shard, if any. A batch ends each shard it read at a record or at the shard's end;
+   * an end at `trim_horizon` or `at_timestamp` is a shard the batch did not read (listed, not yet fetched), even
+   * when the start differs (a pinned start lost from the checkpoint and made anew): reading such a "range" would
+   * mean reading an open shard until it ends, a task that never finishes.
+   */
+  def planned(key: ShardKey, from: ShardPosition, to: ShardPosition, hashKeys: Option[HashKeySpan]): Option[ShardRange] =
+    to match {
+      case _: ShardPosition.After | ShardPosition.ShardEnd if from != to => Some(ShardRange(key, from, to, hashKeys))
+      case _ => None
+    }
+}
+
 /** A Spark task's share of a batch: a few shard ranges, read in order, placed where they were fetched. */
 final case class KinesisInputPartition(
     sourceId: String,

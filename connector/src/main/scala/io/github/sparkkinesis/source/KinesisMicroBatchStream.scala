@@ -170,7 +170,7 @@ final class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: St
     val shards = discovery.shards()
     val ranges = end.positions.toSeq.sortBy(_._1).flatMap { case (key, to) =>
       val from = start.get(key).getOrElse(TrimHorizon)
-      if (from == to) None else Some(ShardRange(key, from, to, shards.get(key).map(_.hashKeys)))
+      ShardRange.planned(key, from, to, shards.get(key).map(_.hashKeys))
     }
     val grouped = lastPlan.filter(_._1 == end) match {
       case Some((_, groups)) =>
