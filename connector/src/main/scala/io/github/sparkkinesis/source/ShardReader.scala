@@ -5,7 +5,7 @@ import java.util.concurrent.TimeUnit
 
 import scala.jdk.CollectionConverters._
 
-import io.github.sparkkinesis.client.{CallTally, SdkCallStats}
+import io.github.sparkkinesis.client.{CallTally, RetryBackoff, SdkCallStats}
 import io.github.sparkkinesis.source.ShardPosition._
 import org.apache.spark.internal.Logging
 import software.amazon.awssdk.services.kinesis.KinesisClient
@@ -44,6 +44,7 @@ final class ShardReader(client: KinesisClient, config: SourceConfig, val key: Sh
   private var resumeRecord: Option[String] = None
   private var ended: Boolean = start == ShardEnd
   private var nextCallNanos: Long = System.nanoTime()
+  private lazy val retryBackoff = new RetryBackoff(config.connection.retry)
 
   /** One GetRecords call of at most `limit` records, waiting first if `paced` and the shard's quota requires it. */
   def poll(limit: Int): Poll = {
@@ -51,11 +52,20 @@ final class ShardReader(client: KinesisClient, config: SourceConfig, val key: Sh
     val wait = nextCallNanos - System.nanoTime()
     if (paced && wait > 0) TimeUnit.NANOSECONDS.sleep(wait)
     val started = System.nanoTime()
-    val response = try client.getRecords(counted(ShardReader.getRecords(currentIterator(), limit))) catch {
-      case _: ExpiredIteratorException =>
-        logInfo(s"Shard iterator of $key expired; renewing it from $position")
-        iterator = None
-        client.getRecords(counted(ShardReader.getRecords(currentIterator(), limit)))
+    var response: GetRecordsResponse = null
+    var expired = 0
+    while (response == null) {
+      try response = client.getRecords(counted(ShardReader.getRecords(currentIterator(), limit)))
+      catch {
+        // An iterator lives 5 minutes: renewed at once from where reading stands. One that expires again at once
+        // is Kinesis having trouble (seen under fault storms), retried as throttling is, per the retry options.
+        case e: ExpiredIteratorException =>
+          expired += 1
+          iterator = None
+          if (retryBackoff.exhausted(expired)) throw e
+          logInfo(s"Shard iterator of $key expired; renewing it from $position (expiry $expired in a row)")
+          if (expired > 1) TimeUnit.MILLISECONDS.sleep(retryBackoff.delayBefore(expired).toMillis)
+      }
     }
     resumeRecord = resumeRecord.flatMap(ShardReader.checkResumed(config, key, position, _, response))
     val poll = ShardReader.decode(key, position, response, limit, hashKeys)

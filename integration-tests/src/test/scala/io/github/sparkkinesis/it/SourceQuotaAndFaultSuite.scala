@@ -127,4 +127,14 @@ class SourceQuotaAndFaultSuite extends AnyFunSuite with SimulatorSourceTest {
       kinesis.putAll(stream, records("after-expiry", 30))
     }
   }
+
+  test("iterators that expire again right after their renewal are renewed again, with backoff, per the retry options") {
+    // The chaos soak met it: under an expiry storm a renewed iterator expired at once and the feed failed the query.
+    survives("expiry-storm") { (stream, _) =>
+      simulator.admin.faults("""[{"kind": "expireIterator", "operations": ["GetRecords"], "maxCount": 4}]""")
+      val during = kinesis.putAll(stream, records("storm", 30))
+      eventually("the expiries to fire") { simulator.admin.operationCounter("GetRecords", "faults") >= 4 }
+      during
+    }
+  }
 }
