@@ -183,3 +183,18 @@ simulator-clean:
 	rm -rf localstack/simulator/target localstack/.run-simulator
 
 clean: simulator-clean
+
+# --- chaos soak (soak/; docs/benchmarks.md, "Chaos soak") -----------------------------------------------------------
+# A seeded chaos run per reader mode (polling, efo): a boto3 producer, the source on local-cluster[2,1,1024] through
+# spark-submit into an idempotent sink, faults from the seed's plan, then the checks. SEED replays a run (default: a
+# new seed, printed); MINUTES of chaos per mode; SOAK_ARGS e.g. "--modes efo --keep". Results in soak/results/.
+SEED      ?=
+MINUTES   ?= 10
+SOAK_ARGS ?=
+
+.PHONY: soak
+
+soak: $(SBT_LAUNCHER) $(VENV)/.installed
+	$(SBT) connector/assembly connectorSpark35/assembly simulator/assembly < /dev/null
+	$(MAKE) python-jar
+	SPARK_HOME=$(PYSPARK_HOME) $(PY) -m soak.run $(if $(SEED),--seed $(SEED)) --minutes $(MINUTES) $(SOAK_ARGS)
