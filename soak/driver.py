@@ -170,16 +170,23 @@ class DriverSupervisor:
             pass
         inc.ended = how
 
+    def _to_end(self) -> Incarnation | dict[str, Any]:
+        """Under the lock: the running driver, marked as ended on purpose, or why there is none to end."""
+        inc = self.current
+        if inc is None or inc.ended is not None:
+            return {"skipped": "no driver running"}
+        if inc.process.poll() is not None:
+            self.check()
+            return {"skipped": "the driver had already ended (recorded as a failure)"}
+        inc.expected_exit = True
+        return inc
+
     def kill(self) -> dict[str, Any]:
         """SIGKILL to the driver JVM (whatever it is doing), then its process group."""
         with self._lock:
-            inc = self.current
-            if inc is None or inc.ended is not None:
-                return {"skipped": "no driver running"}
-            if inc.process.poll() is not None:
-                self.check()
-                return {"skipped": "the driver had already ended (recorded as a failure)"}
-            inc.expected_exit = True
+            inc = self._to_end()
+            if isinstance(inc, dict):
+                return inc
             was_ready = self.is_ready()
             os.kill(inc.pid, signal.SIGKILL)
             inc.process.wait()
@@ -189,13 +196,9 @@ class DriverSupervisor:
     def stop_gracefully(self, timeout: float = STOP_TIMEOUT) -> dict[str, Any]:
         """Asks the query to stop (`query.stop()`, then `spark.stop()`), waits for the process to end."""
         with self._lock:
-            inc = self.current
-            if inc is None or inc.ended is not None:
-                return {"skipped": "no driver running"}
-            if inc.process.poll() is not None:
-                self.check()
-                return {"skipped": "the driver had already ended (recorded as a failure)"}
-            inc.expected_exit = True
+            inc = self._to_end()
+            if isinstance(inc, dict):
+                return inc
             (self.control / f"{inc.number}.stop").touch()
             started = time.monotonic()
             try:

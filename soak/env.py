@@ -4,10 +4,8 @@ tests use, from the root conftest.py), PySpark's own Spark distribution, the con
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import os
 import shutil
-import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -16,29 +14,14 @@ from typing import Any
 import boto3  # type: ignore[import-untyped]
 from botocore.config import Config  # type: ignore[import-untyped]
 
+# The launcher and admin client of the root conftest.py, loaded as the benchmarks load them.
+from bench.env import SimulatorAdmin as SimulatorAdmin, SimulatorLauncher as SimulatorLauncher
+
 REPO = Path(__file__).resolve().parent.parent
 RESULTS = REPO / "soak" / "results"
 SIMULATOR_JAR = REPO / "localstack" / "simulator" / "target" / "scala-2.13" / "kinesis-simulator.jar"
 REGION = "us-east-1"
 CREDENTIALS = {"awsAccessKey": "test", "awsSecretKey": "test"}
-
-
-def _root_conftest() -> Any:
-    """The root conftest.py, which holds the one simulator launcher and admin client. Loaded by path under its own
-    name (as bench/env.py does): inside pytest the module name `conftest` belongs to whichever folder came first."""
-    name = "spark_kinesis_root_conftest"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, REPO / "conftest.py")
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-_fixtures = _root_conftest()
-SimulatorAdmin: Any = _fixtures.SimulatorAdmin
-SimulatorLauncher: Any = _fixtures.SimulatorLauncher
 
 
 @contextlib.contextmanager
