@@ -134,10 +134,9 @@ object Prefetcher extends Logging {
         if (existing != null) stop(existing)
         created = new ShardFeed(sourceId, key, from, config, runEnd, spill,
           fetcher(sourceId, config, key, from, spill, hashKeys))
-        // Before its first call is dispatched: an answer at the tip of a closed shard must not end it.
-        if (closed) created.markClosed()
         created
       })
+    // Before a new feed's first call is dispatched (below): an answer at a closed shard's tip must not end it.
     if (closed) feed.markClosed()
     touch(feed)
     held.addAndGet(-freed)
