@@ -8,7 +8,7 @@ import io.github.sparkkinesis.options.OptionScope._
  * Every option of Databricks' Kinesis connector and what it does here (SPEC §2: honoured, mapped, or refused; never
  * silently ignored). Keys that are also ours are validated by their own rows in [[KinesisOptions]]; the keys only
  * Databricks has are checked by [[check]] when an [[OptionReader]] is built, so a job fails before its query starts.
- * The README's "Coming from Databricks" table is generated from [[all]] (`KinesisOptionsDocSuite` checks it).
+ * docs/migrating.md's Databricks table is generated from [[all]] (`KinesisOptionsDocSuite` checks it).
  */
 object DatabricksOptions {
   sealed abstract class Handling(val label: String)
@@ -21,7 +21,7 @@ object DatabricksOptions {
   /** A key of Databricks' only that cannot work here: setting it fails, saying what to use instead. */
   case object Refused extends Handling("refused")
 
-  /** @param here what the option does in this connector (the README's text, and for a refusal the message's fix) */
+  /** @param here what the option does in this connector (the docs' text, and for a refusal the message's fix) */
   final case class Entry(key: String, handling: Handling, here: String)
 
   private def foreign(key: String, doc: String) = KinesisOption(key, None, doc, Source)
@@ -43,7 +43,7 @@ object DatabricksOptions {
     ConsumerRefreshInterval, CoalesceThresholdBlockSize, CoalesceBinSize, MaxShardsPerDescribe, AwsUseInstanceProfile,
     AvoidEmptyBatches, ReuseKinesisClient)
 
-  private def honoured(o: KinesisOption, here: String = "as documented in Options") = Entry(o.key, Honoured, here)
+  private def honoured(o: KinesisOption, here: String = "as ours: see [configuration](configuration.md)") = Entry(o.key, Honoured, here)
 
   private val K = KinesisOptions
 

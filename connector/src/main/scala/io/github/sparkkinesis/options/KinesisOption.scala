@@ -9,7 +9,7 @@ object OptionScope {
 }
 
 /**
- * One user-facing option: its key (matched case-insensitively, as Spark does), the default as the README shows
+ * One user-facing option: its key (matched case-insensitively, as Spark does), the default as the docs show
  * it, what it means, and whether its value is a secret that must never be printed.
  */
 final case class KinesisOption(

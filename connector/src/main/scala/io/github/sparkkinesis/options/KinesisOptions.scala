@@ -3,8 +3,8 @@ package io.github.sparkkinesis.options
 import io.github.sparkkinesis.options.OptionScope._
 
 /**
- * The table of every option (SPEC §2 and §3). Validation, the builders' `options()` and the README's option table
- * are all driven by it; `KinesisOptionsDocSuite` fails when the README misses a row.
+ * The table of every option (SPEC §2 and §3). Validation, the builders' `options()` and docs/configuration.md's option table
+ * are all driven by it; `KinesisOptionsDocSuite` fails when that page misses a row.
  */
 object KinesisOptions {
   private def opt(key: String, default: String, doc: String, scope: OptionScope = Both, secret: Boolean = false) =

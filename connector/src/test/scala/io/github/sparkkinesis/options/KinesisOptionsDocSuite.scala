@@ -4,7 +4,10 @@ import java.nio.file.{Files, Paths}
 
 import org.scalatest.funsuite.AnyFunSuite
 
-/** The README's option table is the option table: this fails, printing the expected text, when they drift. */
+/**
+ * The docs' option tables are the option tables (docs/configuration.md: every option; docs/migrating.md: Databricks'
+ * options): this fails, printing the expected text, when they drift.
+ */
 class KinesisOptionsDocSuite extends AnyFunSuite {
   private val Begin = "<!-- options:begin (generated from KinesisOptions; KinesisOptionsDocSuite checks it) -->"
   private val End = "<!-- options:end -->"
@@ -20,17 +23,20 @@ class KinesisOptionsDocSuite extends AnyFunSuite {
       s"| `${o.key}` | ${o.default.getOrElse("—")} | ${scope(o)} | ${o.doc}${if (o.secret) " (secret: never logged)" else ""} |"
     }).mkString("\n")
 
-  private def section(begin: String, end: String): String = {
-    val readme = new String(Files.readAllBytes(Paths.get("..", "README.md")), "UTF-8")
-    val start = readme.indexOf(begin)
-    val stop = readme.indexOf(end)
-    assert(start >= 0 && stop > start, s"README.md has no section between\n$begin\n$end")
-    readme.substring(start + begin.length, stop).trim
+  private val Configuration = "docs/configuration.md"
+  private val Migrating = "docs/migrating.md"
+
+  private def section(page: String, begin: String, end: String): String = {
+    val text = new String(Files.readAllBytes(Paths.get("..", page)), "UTF-8")
+    val start = text.indexOf(begin)
+    val stop = text.indexOf(end)
+    assert(start >= 0 && stop > start, s"$page has no section between\n$begin\n$end")
+    text.substring(start + begin.length, stop).trim
   }
 
-  test("the README lists every option with its default and meaning") {
-    val actual = section(Begin, End)
-    assert(actual == expected, s"README.md's option table is out of date; it should read:\n$Begin\n$expected\n$End")
+  test("the configuration page lists every option with its default and meaning") {
+    val actual = section(Configuration, Begin, End)
+    assert(actual == expected, s"$Configuration's option table is out of date; it should read:\n$Begin\n$expected\n$End")
   }
 
   private val DatabricksBegin = "<!-- databricks:begin (generated from DatabricksOptions; KinesisOptionsDocSuite checks it) -->"
@@ -39,9 +45,9 @@ class KinesisOptionsDocSuite extends AnyFunSuite {
   private val expectedDatabricks: String = (Seq("| Databricks option | here | what it does here |", "|---|---|---|") ++
     DatabricksOptions.all.map(e => s"| `${e.key}` | ${e.handling.label} | ${e.here} |")).mkString("\n")
 
-  test("the README says what each option of Databricks' connector does here") {
-    val actual = section(DatabricksBegin, DatabricksEnd)
+  test("the migration page says what each option of Databricks' connector does here") {
+    val actual = section(Migrating, DatabricksBegin, DatabricksEnd)
     assert(actual == expectedDatabricks,
-      s"README.md's Databricks table is out of date; it should read:\n$DatabricksBegin\n$expectedDatabricks\n$DatabricksEnd")
+      s"$Migrating's Databricks table is out of date; it should read:\n$DatabricksBegin\n$expectedDatabricks\n$DatabricksEnd")
   }
 }
