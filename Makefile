@@ -184,7 +184,7 @@ simulator-clean:
 
 clean: simulator-clean
 
-# --- chaos soak (soak/; docs/benchmarks.md, "Chaos soak") -----------------------------------------------------------
+# --- chaos soak (soak/; docs/dev/soak.md) --------------------------------------------------------------------------
 # A seeded chaos run per reader mode (polling, efo): a boto3 producer, the source on local-cluster[2,1,1024] through
 # spark-submit into an idempotent sink, faults from the seed's plan, then the checks. SEED replays a run (default: a
 # new seed, printed); MINUTES of chaos per mode; SOAK_ARGS e.g. "--modes efo --keep". Results in soak/results/.

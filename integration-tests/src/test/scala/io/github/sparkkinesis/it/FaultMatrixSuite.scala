@@ -17,10 +17,10 @@ import org.scalatest.funsuite.AnyFunSuite
 import software.amazon.awssdk.services.kinesis.model.{ListShardsRequest, ShardFilter, ShardFilterType}
 
 /**
- * The fault matrix (README, "Fault matrix"): each scenario puts records with the independent test client (the
+ * The fault matrix (docs/fault-tolerance.md): each scenario puts records with the independent test client (the
  * ground truth), injects one fault while a query reads or writes, and states records put, read, lost and
  * duplicated. Nothing is ever lost; the source, keyed on shard and sequence number, never reads a record twice.
- * Scenarios that other suites already prove are listed in the README's table rather than repeated here.
+ * Scenarios that other suites already prove are listed in that page's table rather than repeated here.
  */
 class FaultMatrixSuite extends AnyFunSuite with SimulatorSourceTest {
 

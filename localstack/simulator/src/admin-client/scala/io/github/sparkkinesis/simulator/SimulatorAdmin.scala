@@ -8,7 +8,7 @@ import com.fasterxml.jackson.databind.{JsonNode, ObjectMapper}
 
 /**
  * The simulator's admin API (`/_sim/...`, JSON) as tests outside its JVM use it: quotas and other settings, fault
- * rules, counters. Shapes are documented in the README's "Kinesis simulator" section; bodies are passed as JSON
+ * rules, counters. Shapes are documented in docs/dev/simulator.md ("Admin API"); bodies are passed as JSON
  * text so a test states exactly what it sets. Compiled into the simulator's tests and the integration tests alike
  * (build.sbt adds this folder to both), so there is one client.
  */
