@@ -9,6 +9,8 @@ from pathlib import Path
 
 from pyspark.sql import SparkSession
 
+from pyspark_kinesis._jvm import private
+
 #: The connector jars the package carries: Scala binary version -> the Spark line that jar is built for.
 SCALA_BINARY_VERSIONS: dict[str, str] = {"2.13": "4.x", "2.12": "3.5"}
 
@@ -16,7 +18,8 @@ _JAR_DIR = Path(__file__).resolve().parent / "jars"
 
 
 class ConnectorJarError(RuntimeError):
-    """The connector jar is missing, or none matches the installed PySpark."""
+    """The connector jar is missing, or none matches the installed PySpark: raised by :func:`connector_jar` and
+    :func:`configure_spark`, with what to do."""
 
 
 def _jar_pattern(scala_binary_version: str) -> str:
@@ -24,20 +27,24 @@ def _jar_pattern(scala_binary_version: str) -> str:
 
 
 def connector_jar(scala_binary_version: str | None = None) -> str:
-    """Return the absolute path of the connector jar bundled in this package for a Scala binary version.
+    """The absolute path of the connector jar bundled in this package, e.g. for ``spark-submit --jars`` or a Spark
+    Connect server's ``--jars``.
 
-    The package carries one jar per Spark line: ``2.13`` for Spark 4.x and ``2.12`` for Spark 3.5. Without an
-    argument, the jar that matches the installed PySpark (or ``SPARK_HOME``) is returned.
+    The package carries one jar per Spark line: ``2.13`` for Spark 4.x and ``2.12`` for Spark 3.5.
+
+    :param scala_binary_version: ``"2.13"`` or ``"2.12"``; default: the one of the installed PySpark (or of
+        ``SPARK_HOME`` when set).
+    :return: the jar's absolute path.
+    :raises ConnectorJarError: the installed Spark is neither a 4.x nor a 3.5 one, ``scala_binary_version`` is
+        another version, or the package was installed without its jar (for example a source checkout that has not
+        run ``make python-jar``).
 
     Example::
 
         >>> from pyspark_kinesis import connector_jar
-        >>> connector_jar().endswith(".jar")
-        True
-
-    Raises:
-        ConnectorJarError: the installed Spark is neither a 4.x nor a 3.5 one, or the package was installed
-            without its jar (for example a source checkout that has not run ``make build``).
+        >>> path = connector_jar()
+        >>> os.path.basename(path).startswith("spark-kinesis-assembly_"), path.endswith(".jar")
+        (True, True)
     """
     scala = scala_binary_version if scala_binary_version is not None else _matching_scala_binary_version()
     if scala not in SCALA_BINARY_VERSIONS:
@@ -46,7 +53,7 @@ def connector_jar(scala_binary_version: str | None = None) -> str:
     if not jars:
         raise ConnectorJarError(
             f"no connector jar matching {_jar_pattern(scala)} in {_JAR_DIR}: install the pyspark-kinesis wheel, "
-            "or run 'make build' in a source checkout"
+            "or run 'make python-jar' in a source checkout"
         )
     if len(jars) > 1:
         raise ConnectorJarError(f"several connector jars in {_JAR_DIR}: {[j.name for j in jars]}; keep one")
@@ -98,26 +105,31 @@ def configure_spark(builder: SparkSession.Builder) -> SparkSession.Builder:
     """Add the bundled connector jar to ``spark.jars`` of a session builder; no network access is needed.
 
     The jar is the one built for the installed PySpark: ``spark-kinesis_2.13`` on Spark 4.x, ``spark-kinesis_2.12``
-    on Spark 3.5.
+    on Spark 3.5. Jars already set on the builder are kept. Call it before ``getOrCreate()``: jars cannot be added
+    to a session that is already running (``getOrCreate()`` then returns that session unchanged).
 
-    Any jars already set on the builder are kept. Call it before ``getOrCreate()``: jars cannot be added to a
-    session that is already running.
+    :param builder: a classic session builder (``SparkSession.builder``); a Spark Connect client needs no jar, its
+        server does (see :func:`connector_jar`).
+    :return: ``builder``, with the jar added to ``spark.jars``.
+    :raises TypeError: ``builder`` is not a ``SparkSession.Builder``.
+    :raises ConnectorJarError: the installed PySpark is neither a 4.x nor a 3.5, or its jar is missing.
 
     Example::
 
         >>> from pyspark.sql import SparkSession
         >>> from pyspark_kinesis import configure_spark
         >>> spark = configure_spark(SparkSession.builder.master("local[2]")).getOrCreate()
-        >>> df = spark.readStream.format("kinesis").option("streamName", "events").load()
+        >>> connector_jar() in spark.conf.get("spark.jars").split(",")
+        True
 
-    Raises:
-        TypeError: ``builder`` is not a ``SparkSession.Builder``.
-        ConnectorJarError: the installed PySpark is neither a 4.x nor a 3.5, or its jar is missing.
+    A session made from it (``builder.getOrCreate()``) reads and writes ``format("kinesis")``.
     """
     if not isinstance(builder, SparkSession.Builder):
         raise TypeError(f"builder must be a pyspark.sql.SparkSession.Builder, got {type(builder).__name__}")
     jar = connector_jar()
-    existing = builder._options.get("spark.jars", "")  # noqa: SLF001 - the only way to read a builder's option
+    # PySpark has no public getter for a builder's options; without reading them, spark.jars set earlier would go.
+    options = private(builder, "_options", "keep the jars already set on the builder")
+    existing = options.get("spark.jars", "")
     jars = [j for j in existing.split(",") if j] if existing else []
     if jar not in jars:
         jars.append(jar)

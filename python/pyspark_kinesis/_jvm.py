@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+import pyspark
 from py4j.protocol import Py4JJavaError  # type: ignore[import-untyped]
 from pyspark import SparkContext
 from pyspark.errors import IllegalArgumentException
@@ -13,10 +14,24 @@ from pyspark.errors.exceptions.captured import CapturedException
 T = TypeVar("T")
 
 
+def private(owner: object, name: str, purpose: str) -> Any:
+    """``owner.<name>``, a private PySpark attribute this package reads where PySpark has no public way (the py4j
+    handles of sessions, DataFrames and Columns; a session builder's options). A PySpark release that drops one
+    fails here with what changed, instead of an AttributeError deep in a builder."""
+    try:
+        return getattr(owner, name)
+    except AttributeError:
+        owner_name = owner.__name__ if isinstance(owner, type) else type(owner).__name__
+        raise RuntimeError(
+            f"PySpark {pyspark.__version__} has no {owner_name}.{name}, which pyspark_kinesis reads to {purpose}: "
+            "this pyspark-kinesis does not support this PySpark release (it supports PySpark 3.5 and 4.x)"
+        ) from None
+
+
 def jvm() -> Any:
     """The JVM of the active SparkContext."""
-    sc = SparkContext._active_spark_context
-    if sc is None or sc._jvm is None:
+    sc = private(SparkContext, "_active_spark_context", "find the active session's JVM")
+    if sc is None or private(sc, "_jvm", "reach the connector's classes") is None:
         raise RuntimeError(
             "no active SparkSession: create one first, e.g. "
             "configure_spark(SparkSession.builder).getOrCreate()"
@@ -44,25 +59,3 @@ def call(fn: Callable[[], T]) -> T:
         if jvm().java.lang.Class.forName("java.lang.IllegalArgumentException").isInstance(error):
             raise ValueError(message) from None
         raise RuntimeError(f"{error.getClass().getName()}: {message}") from None
-
-
-def check_str(name: str, value: object) -> str:
-    if not isinstance(value, str):
-        raise TypeError(f"{name} must be a str, got {type(value).__name__}")
-    if not value.strip():
-        raise ValueError(f"{name} must not be empty")
-    return value
-
-
-def check_int(name: str, value: object, minimum: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
-    if value < minimum:
-        raise ValueError(f"{name} must be at least {minimum}, got {value}")
-    return value
-
-
-def check_bool(name: str, value: object) -> bool:
-    if not isinstance(value, bool):
-        raise TypeError(f"{name} must be a bool, got {type(value).__name__}")
-    return value

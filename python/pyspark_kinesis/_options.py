@@ -18,8 +18,8 @@ Scope = Literal["source", "sink", "both"]
 
 @dataclass(frozen=True)
 class KinesisOption:
-    """One option of the connector: its key (matched case-insensitively), the default as the README shows it, the
-    side that reads it, whether its value is a secret, and what it means."""
+    """One option of the connector: its key (matched case-insensitively), the default as docs/configuration.md shows
+    it, the side that reads it, whether its value is a secret, and what it means."""
 
     key: str
     default: str | None

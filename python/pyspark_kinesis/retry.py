@@ -9,12 +9,17 @@ from __future__ import annotations
 from typing import Any
 
 from pyspark_kinesis import _options
+from pyspark_kinesis._args import INT_MAX, DurationLike, check_int, duration_millis
 from pyspark_kinesis._connect import connect_mode
-from pyspark_kinesis._jvm import call, check_int, connector
+from pyspark_kinesis._jvm import call, connector
 
 
 class RetryStrategy:
-    """A retry strategy made by :class:`RetryStrategies`; pass it to ``withRetryStrategy``."""
+    """How retryable failures (throttling, 5xx, network errors, timeouts, records Kinesis did not store) are
+    retried: made by :class:`RetryStrategies`, passed to ``withRetryStrategy`` of either builder. It is only a way
+    to write the three options ``retryMaxAttempts``, ``retryInitialBackoff`` and ``retryMaxBackoff``;
+    :meth:`options` is exactly what it sets.
+    """
 
     def __init__(self, jstrategy: Any, options: dict[str, str] | None = None) -> None:
         self._j = jstrategy  # classic session: the JVM's RetryStrategy
@@ -22,9 +27,7 @@ class RetryStrategy:
 
     @staticmethod
     def _computed(maxAttempts: int | None, initialBackoffMs: int, maxBackoffMs: int) -> RetryStrategy:
-        """The strategy as option values (Spark Connect), with the JVM's checks."""
-        if maxBackoffMs < initialBackoffMs:
-            raise ValueError(f"maxBackoffMs ({maxBackoffMs}) must be at least initialBackoffMs ({initialBackoffMs})")
+        """The strategy as option values (Spark Connect), as the JVM's ``RetryStrategy.options`` writes them."""
         return RetryStrategy(None, {
             _options.key("retryMaxAttempts"): "unlimited" if maxAttempts is None else str(maxAttempts),
             _options.key("retryInitialBackoff"): f"{initialBackoffMs}ms",
@@ -34,56 +37,96 @@ class RetryStrategy:
     def options(self) -> dict[str, str]:
         """The retry options this strategy sets.
 
+        :return: ``retryMaxAttempts`` (a number, or ``unlimited``), ``retryInitialBackoff`` and ``retryMaxBackoff``
+            (milliseconds, as ``"<n>ms"``).
+
         Example::
 
-            >>> RetryStrategies.indefinitely(250).options()["retryMaxAttempts"]
-            'unlimited'
+            >>> RetryStrategies.exponential(100, 3000, maxAttempts=10).options()
+            {'retryInitialBackoff': '100ms', 'retryMaxAttempts': '10', 'retryMaxBackoff': '3000ms'}
         """
         if self._options is not None:
-            return dict(self._options)
-        return {str(k): str(v) for k, v in dict(call(lambda: self._j.javaOptions())).items()}
+            return dict(sorted(self._options.items()))
+        return {str(k): str(v) for k, v in sorted(dict(call(lambda: self._j.javaOptions())).items())}
+
+    def __repr__(self) -> str:
+        return f"RetryStrategy({self.options()})"
 
 
 class RetryStrategies:
-    """Factories mirroring ``io.github.sparkkinesis.RetryStrategies``."""
+    """Factories of :class:`RetryStrategy`, mirroring ``io.github.sparkkinesis.RetryStrategies``; they need an
+    active SparkSession (classic or Spark Connect).
+
+    Without a strategy (and without the retry options), the connector uses :meth:`defaultStrategy`.
+    """
 
     @staticmethod
-    def indefinitely(intervalMs: int) -> RetryStrategy:
-        """Retry without limit, waiting up to ``intervalMs`` (with jitter) between attempts.
+    def indefinitely(intervalMs: DurationLike) -> RetryStrategy:
+        """Retry without limit, waiting up to ``intervalMs`` (with full jitter) between two attempts.
+
+        :param intervalMs: the longest wait between two attempts, at least 1 ms: an ``int`` of milliseconds, a
+            ``datetime.timedelta`` or a duration string such as ``"250ms"``.
+        :return: the strategy, for ``withRetryStrategy``.
+        :raises TypeError: ``intervalMs`` is not an ``int``, ``timedelta`` or ``str``.
+        :raises ValueError: ``intervalMs`` is below 1 ms, not whole milliseconds, or a malformed string.
 
         Example::
 
-            >>> KinesisSources.kinesis("clicks").withRetryStrategy(RetryStrategies.indefinitely(250))
+            >>> RetryStrategies.indefinitely(timedelta(milliseconds=250)).options()["retryMaxBackoff"]
+            '250ms'
+            >>> source = KinesisSources.kinesis("clicks").withRetryStrategy(RetryStrategies.indefinitely(250))
+            >>> source.options()["retryMaxAttempts"]
+            'unlimited'
         """
-        check_int("intervalMs", intervalMs)
+        interval = duration_millis("intervalMs", intervalMs)
         if connect_mode():
-            return RetryStrategy._computed(None, intervalMs, intervalMs)
-        return RetryStrategy(call(lambda: connector().RetryStrategies.indefinitely(intervalMs)))
+            return RetryStrategy._computed(None, interval, interval)
+        return RetryStrategy(call(lambda: connector().RetryStrategies.indefinitely(interval)))
 
     @staticmethod
-    def exponential(initialBackoffMs: int, maxBackoffMs: int, maxAttempts: int | None = None) -> RetryStrategy:
-        """Exponential backoff with full jitter from ``initialBackoffMs`` to ``maxBackoffMs``; at most
-        ``maxAttempts`` attempts when given, else without limit.
+    def exponential(
+        initialBackoffMs: DurationLike, maxBackoffMs: DurationLike, maxAttempts: int | None = None
+    ) -> RetryStrategy:
+        """Exponential backoff with full jitter, from ``initialBackoffMs`` up to ``maxBackoffMs``.
+
+        :param initialBackoffMs: the first backoff, at least 1 ms: an ``int`` of milliseconds, a
+            ``datetime.timedelta`` or a duration string such as ``"100ms"``.
+        :param maxBackoffMs: the largest backoff, at least ``initialBackoffMs`` (same types).
+        :param maxAttempts: attempts per call or record, the first included, at least 1; ``None`` (the default)
+            retries until the call succeeds.
+        :return: the strategy, for ``withRetryStrategy``.
+        :raises TypeError: an argument has the wrong type.
+        :raises ValueError: a backoff is below 1 ms or not whole milliseconds, ``maxBackoffMs`` is below
+            ``initialBackoffMs``, or ``maxAttempts`` is below 1.
 
         Example::
 
-            >>> RetryStrategies.exponential(100, 3000, maxAttempts=10)
+            >>> RetryStrategies.exponential("100ms", timedelta(seconds=5), maxAttempts=8).options()
+            {'retryInitialBackoff': '100ms', 'retryMaxAttempts': '8', 'retryMaxBackoff': '5000ms'}
         """
-        check_int("initialBackoffMs", initialBackoffMs)
-        check_int("maxBackoffMs", maxBackoffMs)
-        if maxAttempts is not None:
-            check_int("maxAttempts", maxAttempts)
+        initial = duration_millis("initialBackoffMs", initialBackoffMs)
+        largest = duration_millis("maxBackoffMs", maxBackoffMs)
+        if largest < initial:
+            raise ValueError(f"maxBackoffMs ({largest}) must be at least initialBackoffMs ({initial})")
+        attempts = None if maxAttempts is None else check_int("maxAttempts", maxAttempts, maximum=INT_MAX)
         if connect_mode():
-            return RetryStrategy._computed(maxAttempts, initialBackoffMs, maxBackoffMs)
-        if maxAttempts is None:
-            return RetryStrategy(call(lambda: connector().RetryStrategies.exponential(initialBackoffMs, maxBackoffMs)))
-        return RetryStrategy(
-            call(lambda: connector().RetryStrategies.exponential(initialBackoffMs, maxBackoffMs, maxAttempts))
-        )
+            return RetryStrategy._computed(attempts, initial, largest)
+        if attempts is None:
+            return RetryStrategy(call(lambda: connector().RetryStrategies.exponential(initial, largest)))
+        return RetryStrategy(call(lambda: connector().RetryStrategies.exponential(initial, largest, attempts)))
 
     @staticmethod
     def defaultStrategy() -> RetryStrategy:
-        """The default: unlimited attempts, exponential backoff with jitter from 100 ms, capped at 3 s."""
+        """The strategy that applies when none is given: unlimited attempts, exponential backoff with full jitter
+        from 100 ms, capped at 3 s.
+
+        :return: the strategy, for ``withRetryStrategy``.
+
+        Example::
+
+            >>> RetryStrategies.defaultStrategy().options()
+            {'retryInitialBackoff': '100ms', 'retryMaxAttempts': 'unlimited', 'retryMaxBackoff': '3000ms'}
+        """
         if connect_mode():
             return RetryStrategy._computed(None, 100, 3000)
         return RetryStrategy(call(lambda: connector().RetryStrategies.defaultStrategy()))

@@ -55,7 +55,7 @@ def test_sink_methods_and_retry_strategies(spark: SparkSession) -> None:
 
 def test_with_aggregation_sets_kpl_and_its_limits(spark: SparkSession) -> None:
     assert KinesisSinks.kinesis("out").withAggregation().options() == {"streamName": "out", "aggregation": "kpl"}
-    assert KinesisSinks.kinesis("out").withAggregation(65536, 200, 50).options() == {
+    assert KinesisSinks.kinesis("out").withAggregation(maxBytes=65536, maxRecords=200, lingerMs=50).options() == {
         "streamName": "out", "aggregation": "kpl", "aggregationMaxBytes": "65536", "aggregationMaxRecords": "200",
         "aggregationLingerMs": "50",
     }
@@ -69,16 +69,17 @@ def test_with_aggregation_sets_kpl_and_its_limits(spark: SparkSession) -> None:
         (lambda: KinesisSources.kinesis("s").withShardsPerTask("2"), TypeError, "shards must be an int, got str"),
         (lambda: KinesisSources.kinesis("s").withMaxRecordsPerTrigger(0), ValueError, "records must be at least 1"),
         (lambda: KinesisSources.kinesis("s").withFailOnDataLoss("no"), TypeError, "fail must be a bool"),
-        (lambda: KinesisSources.kinesis("s").withFetchBufferSize(64), TypeError, "size must be a str"),
-        (lambda: KinesisSources.kinesis("s").withMaxIdlePollInterval(10), TypeError, "interval must be a str"),
+        (lambda: KinesisSources.kinesis("s").withFetchBufferSize(6.4), TypeError, "size must be a size"),
+        (lambda: KinesisSources.kinesis("s").withMaxIdlePollInterval(1.5), TypeError, "interval must be a duration"),
         (lambda: KinesisSources.kinesis("s").withRetryStrategy(250), TypeError, "strategy must be a RetryStrategy"),
         (lambda: KinesisSinks.kinesis("s", col("k")), ValueError, "keyColumn and valueColumn go together"),
         (lambda: KinesisSinks.kinesis("s", "k", "v"), TypeError, "keyColumn must be a pyspark.sql.Column"),
-        (lambda: KinesisSinks.kinesis("s").withAggregation(65536), ValueError, "give all three or none"),
-        (lambda: KinesisSinks.kinesis("s").withAggregation("64k", 10, 5), TypeError, "maxBytes must be an int, got str"),
-        (lambda: KinesisSinks.kinesis("s").withAggregation(100, 10, 5), ValueError, "maxBytes must be at least 1024"),
-        (lambda: KinesisSinks.kinesis("s").withAggregation(65536, 0, 5), ValueError, "maxRecords must be at least 1"),
-        (lambda: KinesisSinks.kinesis("s").withAggregation(65536, 10, 2.5), TypeError, "lingerMs must be an int"),
+        (lambda: KinesisSinks.kinesis("s").withAggregation(65536), TypeError, "positional argument"),
+        (lambda: KinesisSinks.kinesis("s").withAggregation(maxBytes=2.5), TypeError, "maxBytes must be a size"),
+        (lambda: KinesisSinks.kinesis("s").withAggregation(maxBytes="64 kilo"), ValueError, "maxBytes must be a size"),
+        (lambda: KinesisSinks.kinesis("s").withAggregation(maxBytes=100), ValueError, "maxBytes must be at least 1024"),
+        (lambda: KinesisSinks.kinesis("s").withAggregation(maxRecords=0), ValueError, "maxRecords must be at least 1"),
+        (lambda: KinesisSinks.kinesis("s").withAggregation(lingerMs=2.5), TypeError, "lingerMs must be a duration"),
     ],
 )
 def test_bad_arguments_are_refused_in_python_naming_the_argument(
@@ -98,7 +99,7 @@ def test_a_bad_option_value_arrives_as_valueerror_with_the_jvm_message(spark: Sp
 def test_an_aggregation_limit_past_the_jvm_range_arrives_with_the_jvm_message(spark: SparkSession) -> None:
     df = spark.range(1).selectExpr("'k' as partitionKey", "'d' as data")
     with pytest.raises(ValueError) as raised:
-        KinesisSinks.kinesis("s").withAggregation(65536, 10, 70000).build(df)
+        KinesisSinks.kinesis("s").withAggregation(maxBytes=65536, maxRecords=10, lingerMs=70000).build(df)
     assert str(raised.value) == (
         "Invalid value '70000' for option 'aggregationLingerMs': expected an integer in 1..60000."
     )

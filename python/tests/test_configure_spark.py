@@ -60,7 +60,7 @@ def test_a_scala_version_without_a_jar_is_reported(monkeypatch: pytest.MonkeyPat
 
 def test_a_missing_jar_is_reported_with_what_to_do(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setattr("pyspark_kinesis._jar._JAR_DIR", tmp_path)
-    with pytest.raises(ConnectorJarError, match="run 'make build'"):
+    with pytest.raises(ConnectorJarError, match="run 'make python-jar'"):
         connector_jar()
     (tmp_path / "spark-kinesis-assembly_2.13-0.1.jar").touch()
     with pytest.raises(ConnectorJarError, match=r"no connector jar matching spark-kinesis-assembly_2\.12-\*\.jar"):

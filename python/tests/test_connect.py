@@ -189,6 +189,6 @@ def test_a_bad_source_option_fails_at_build_with_the_connectors_message(connect:
 
 def test_a_bad_sink_option_fails_when_the_write_starts_naming_the_option(connect: Any) -> None:
     df = connect.range(1).selectExpr("'k' as partitionKey", "'d' as data")
-    writer = KinesisSinks.kinesis("s").withRegion("us-east-1").withFlowControl("sideways").build(df)
+    writer = KinesisSinks.kinesis("s").withRegion("us-east-1").withOption("flowControl", "sideways").build(df)
     with pytest.raises(IllegalArgumentException, match=r"Invalid value 'sideways' for option 'flowControl'"):
         writer.save()

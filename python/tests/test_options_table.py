@@ -90,7 +90,7 @@ SINK_RECIPES: list[Recipe] = [
     lambda b: b.withMaxRecordsPerRequest(100).withMaxBytesPerRequest(1 << 22).withMaxInFlightRequests(2),
     lambda b: b.withPreserveKeyOrder(True).withClusterByPartitionKey(False).withFlowControl("aimd"),
     lambda b: b.withAggregation(),
-    lambda b: b.withAggregation(65536, 200, 50),
+    lambda b: b.withAggregation(maxBytes=65536, maxRecords=200, lingerMs=50),
 ]
 
 RETRY_RECIPES: list[Callable[[], Any]] = [

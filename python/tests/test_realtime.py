@@ -60,7 +60,7 @@ def test_enhanced_fan_out_real_time_rows_leave_inside_the_batch_and_a_restart_mi
 
     def start(batch: str) -> StreamingQuery:
         # Spark 4.3 tracks real-time progress asynchronously by default, for the sinks it names only; the Kinesis
-        # sink is at-least-once either way, so the check is overridden (the README says so).
+        # sink is at-least-once either way, so the check is overridden (docs/writing.md, "Real-time mode").
         return (rows.writeStream.format("kinesis").options(streamName=target, **endpoint)
                 .option("_asyncProgressTrackingOverrideSinkSupportCheck", "true")
                 .option("checkpointLocation", checkpoint).outputMode("update").trigger(realTime=batch).start())

@@ -56,7 +56,8 @@ def test_aws_kinesis_agg_and_the_source_read_every_user_record_once_with_its_key
     client.create_stream(StreamName=stream, ShardCount=2)
     client.get_waiter("stream_exists").wait(StreamName=stream, WaiterConfig={"Delay": 0.2})
 
-    _connect(KinesisSinks.kinesis(stream), kinesis_endpoint).withAggregation(8192, 500, 1000).build(_input(spark)).save()
+    sink = _connect(KinesisSinks.kinesis(stream), kinesis_endpoint)
+    sink.withAggregation(maxBytes=8192, maxRecords=500, lingerMs=1000).build(_input(spark)).save()
 
     shards = records_by_shard(client, stream)
     raw_count = sum(len(records) for _, records in shards)
