@@ -186,10 +186,19 @@ final class FanOutFetcher(client: KinesisAsyncClient, config: SourceConfig, key:
     () => { open.foreach(_.cancel()); if (answer != null) answer.completeExceptionally(e); () }
   }
 
-  /** Failures another subscription would meet again: the consumer or the shard is gone, or access is denied. */
+  /**
+   * Failures another subscription would meet again: the consumer or the shard is gone, or the request is refused
+   * for what it is (access denied, keys unknown, a KMS key denied). Kinesis answers those with 400, like the two
+   * refusals that pass: throttling and `ResourceInUseException` (a subscription still open, or one made less than
+   * 5 s ago). So every 4xx but those two kinds (and a signature refused for clock skew, which the SDK corrects) is
+   * final, as the SDK's own retry policy treats the polling calls.
+   */
   private def fatal(e: Throwable): Boolean = e match {
     case _: ResourceNotFoundException | _: InvalidArgumentException => true
-    case k: KinesisException => k.statusCode() == 403
+    case _: ResourceInUseException | _: LimitExceededException | _: KmsThrottlingException => false
+    case k: KinesisException =>
+      val status = k.statusCode()
+      status >= 400 && status < 500 && !k.isThrottlingException && !k.isClockSkewException
     case _ => false
   }
 
