@@ -311,6 +311,20 @@ def _sbt_value(path: str, pattern: str) -> str:
     return match.group(1) if match else "unknown"
 
 
+def _commit() -> str:
+    """The code measured: HEAD's short hash, marked when the work tree differs from it (results pages name it)."""
+    import subprocess
+
+    try:
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True,
+                              check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=REPO,
+                               capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return head + (" with uncommitted changes" if dirty else "")
+
+
 def load() -> dict[str, float]:
     one, five, fifteen = os.getloadavg()
     return {"load1": round(one, 2), "load5": round(five, 2), "load15": round(fifteen, 2)}
@@ -323,7 +337,7 @@ def machine(spark: Any | None = None) -> dict[str, Any]:
         "platform": platform.platform(), "python": platform.python_version(),
         "connector": _sbt_value("version.sbt", r'version := "([^"]+)"'),
         "awsSdkJava": _sbt_value("project/Dependencies.scala", r'awsSdkVersion = "([^"]+)"'),
-        "boto3": boto3.__version__, **{f"{k}AtStart": v for k, v in load().items()},
+        "boto3": boto3.__version__, "commit": _commit(), **{f"{k}AtStart": v for k, v in load().items()},
     }
     if spark is not None:
         info["spark"] = spark.version

@@ -1,5 +1,6 @@
 """`make bench`'s entry point: runs every benchmark in one process, writes bench/results/<UTC date>.json and .md,
-the plots, and docs/benchmarks.md.
+the plots, and the results page docs/benchmarks.md (bench/page.py: the newest figure of each section in the results
+folder, so a run of a few sections keeps the others' figures).
 
     python -m bench.run [--mode full|quick|smoke] [--reps N] [--out DIR] [--no-plots] [--docs PATH]
                         [--endpoint URL] [--only read,write,...] [--sbt "java ... -jar sbt-launch.jar"]
@@ -25,8 +26,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from bench import (aggregation, cluster, cpu, fanout, latency, many_shards, memory, paced, quota, readers, realtime,
-                   report, scale, writers)
+from bench import (aggregation, cluster, cpu, fanout, latency, many_shards, memory, paced, page, quota, readers,
+                   realtime, report, scale, writers)
 from bench.env import REPO, Settings, Simulator, dump, load, machine, own_simulator, spark_session
 
 SECTIONS = ("read", "write", "readUnderQuota", "pacedRead", "cpuPerRecord", "writeUnderQuota", "aggregation", "latency",
@@ -76,19 +77,21 @@ def run_benchmarks(spark: Any, sim: Simulator, settings: Settings, out_dir: Path
     return results
 
 
-def write_outputs(results: dict[str, Any], out_dir: Path, *, plots: bool = True, docs_path: Path | None = None
-                  ) -> None:
-    """Targets, plots, <stem>.json, <stem>.md and the docs page from the results."""
-    stem = output_stem(results)
+def write_outputs(results: dict[str, Any], out_dir: Path, *, plots: bool = True, docs_path: Path | None = None,
+                  stem: str | None = None) -> None:
+    """Targets, plots, <stem>.json, <stem>.md and the results page. `stem`: a rendered file's own name (results
+    named by hand, e.g. <date>-engine.json, are rendered in place, not copied to <date>.json)."""
+    stem = stem or output_stem(results)
     results["targets"] = report.targets(results)
     dump(out_dir / f"{stem}.json", results)  # before the plots: a plotting failure must not lose the figures
     files = report.plot(results, out_dir, stem) if plots else {}
     results["plots"] = files
     dump(out_dir / f"{stem}.json", results)
     (out_dir / f"{stem}.md").write_text(report.markdown(results, files))
-    if docs_path is not None:
-        previous = docs_path.read_text() if docs_path.is_file() else ""
-        docs_path.write_text(report.docs(results, files, os.path.relpath(out_dir.resolve(), REPO), previous))
+    if docs_path is not None:  # the results page: this run's figures, and the newest of every other in out_dir
+        extras = REPO / "bench" / "headline-extra.md"
+        docs_path.write_text(page.render(out_dir, docs_path, current=results, extras=page.load_extras(extras, REPO),
+                                         extras_path=extras))
 
 
 def output_stem(results: dict[str, Any]) -> str:
@@ -130,8 +133,8 @@ def main(argv: list[str] | None = None) -> int:
     args.out = args.out.resolve()  # SinkQuotaBench runs in sbt's forked JVM, whose working folder is not ours
     if args.render is not None:
         results = json.loads(args.render.read_text())
-        write_outputs(results, args.render.parent, plots=not args.no_plots, docs_path=args.docs)
-        print((args.render.parent / f"{output_stem(results)}.md").read_text())
+        write_outputs(results, args.render.parent, plots=not args.no_plots, docs_path=args.docs, stem=args.render.stem)
+        print((args.render.parent / f"{args.render.stem}.md").read_text())
         return 0
     settings = Settings.for_mode(args.mode, args.reps)
     for variant in args.quota_variant:

@@ -6,5 +6,5 @@ idempotent file sink; a chaos loop injects faults drawn from a seeded plan (resh
 hangs, iterator expiry, subscription cuts, clock skew, query restarts, driver and executor kills). At the end an
 independent boto3 reader reads the whole stream and the checks compare the three views: every acknowledged record
 exactly once in the sink, nothing there that Kinesis does not hold, per-key order, no unplanned query failure, no
-leak in the driver. Entry point: `python -m soak.run` (what `make soak` calls); docs/benchmarks.md, "Chaos soak".
+leak in the driver. Entry point: `python -m soak.run` (what `make soak` calls); docs/dev/soak.md.
 """

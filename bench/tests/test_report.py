@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from bench.quota import fold_sink_quota
-from bench.report import NOTES_MARKER, docs, markdown, plot, targets
+from bench.report import markdown, plot, targets
 
 SAMPLE = Path(__file__).with_name("sink_quota_sample.json")
 
@@ -271,14 +271,3 @@ def test_progress_summary_reads_the_new_metric_names() -> None:
     assert summary["fetchBufferSize"] == 268435456 and summary["maxTotalPrefetchedBytes"] == 5000
     assert summary["reReadRanges"] == 1
     assert progress_summary([{"numInputRows": 3, "sources": [{"metrics": {}}]}])["fetchBufferSize"] is None
-
-
-def test_the_docs_page_keeps_the_notes_written_below_its_marker() -> None:
-    results = _results()
-    results["targets"] = targets(results)
-    old_page = docs(results, {}, "bench/results") + f"\n{NOTES_MARKER}\n\n## Notes\n\nmeasured by hand\n"
-    results["date"] = "2026-02-02"
-    page = docs(results, {}, "bench/results", old_page)
-    assert "## Latest run: 2026-02-02" in page and "## Latest run: 2026-01-01" not in page
-    assert page.endswith(f"{NOTES_MARKER}\n\n## Notes\n\nmeasured by hand\n")
-    assert docs(results, {}, "bench/results", "a page without notes") == docs(results, {}, "bench/results")
