@@ -1,0 +1,1 @@
+"""Tools that keep the docs honest: the example runner (`examples`) and the link checker (`links`)."""
