@@ -65,6 +65,9 @@ final class KinesisSourceBuilder private[sparkkinesis] (protected val settings: 
     spark.readStream.format(KinesisProvider.ShortName).options(settings).load()
   }
 
+  /** The same as [[build]], named as the sink builder's `buildStreaming` is. */
+  def buildStreaming(spark: SparkSession): DataFrame = build(spark)
+
   /** A batch DataFrame: the records from the initial position up to the tip when the read is planned. */
   def buildBatch(spark: SparkSession): DataFrame = {
     SourceConfig(OptionReader(settings))

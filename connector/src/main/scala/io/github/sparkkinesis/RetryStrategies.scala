@@ -12,9 +12,18 @@ import io.github.sparkkinesis.options.KinesisOptions
  * @param maxAttempts attempts per call or record, the first included; None retries until it succeeds
  */
 final case class RetryStrategy(maxAttempts: Option[Int], initialBackoff: Duration, maxBackoff: Duration) {
-  require(maxAttempts.forall(_ >= 1), s"maxAttempts must be at least 1, got ${maxAttempts.get}")
-  require(!initialBackoff.isNegative && !initialBackoff.isZero, s"initial backoff must be positive, got $initialBackoff")
-  require(maxBackoff.compareTo(initialBackoff) >= 0, s"max backoff $maxBackoff is below the initial backoff $initialBackoff")
+  // Messages in the options' words (and units): a Scala or Java caller sets retryMaxAttempts & co. through these.
+  maxAttempts.filter(_ < 1).foreach { n =>
+    throw new IllegalArgumentException(s"RetryStrategy: maxAttempts (retryMaxAttempts) must be at least 1, got $n")
+  }
+  if (initialBackoff.isNegative || initialBackoff.toMillis < 1) {
+    throw new IllegalArgumentException(
+      s"RetryStrategy: the initial backoff (retryInitialBackoff) must be at least 1 ms, got ${initialBackoff.toMillis} ms")
+  }
+  if (maxBackoff.compareTo(initialBackoff) < 0) {
+    throw new IllegalArgumentException(s"RetryStrategy: the max backoff (retryMaxBackoff, ${maxBackoff.toMillis} ms) " +
+      s"is below the initial backoff (retryInitialBackoff, ${initialBackoff.toMillis} ms): give a max at least the initial")
+  }
 
   /** The same options as a Java map (for Java and for the Python package, through py4j). */
   def javaOptions(): java.util.Map[String, String] = {

@@ -50,8 +50,13 @@ class KinesisSinksSuite extends AnyFunSuite {
     assert(RetryStrategies.defaultStrategy.options ==
       Map("retryMaxAttempts" -> "unlimited", "retryInitialBackoff" -> "100ms", "retryMaxBackoff" -> "3000ms"))
     assert(RetryStrategies.exponential(10, 20).options("retryMaxAttempts") == "unlimited")
-    intercept[IllegalArgumentException](RetryStrategies.exponential(100, 50, 3))
-    intercept[IllegalArgumentException](RetryStrategies.exponential(100, 500, 0))
+    assert(intercept[IllegalArgumentException](RetryStrategies.exponential(100, 50, 3)).getMessage ==
+      "RetryStrategy: the max backoff (retryMaxBackoff, 50 ms) is below the initial backoff (retryInitialBackoff, " +
+      "100 ms): give a max at least the initial")
+    assert(intercept[IllegalArgumentException](RetryStrategies.exponential(100, 500, 0)).getMessage ==
+      "RetryStrategy: maxAttempts (retryMaxAttempts) must be at least 1, got 0")
+    assert(intercept[IllegalArgumentException](RetryStrategies.indefinitely(0)).getMessage ==
+      "RetryStrategy: the initial backoff (retryInitialBackoff) must be at least 1 ms, got 0 ms")
   }
 
   test("the options a retry strategy writes read back as the same retry policy") {

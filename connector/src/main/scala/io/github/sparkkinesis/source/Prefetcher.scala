@@ -355,7 +355,8 @@ object Prefetcher extends Logging {
   private def endOverdueCall(feed: ShardFeed, now: Long): Unit = {
     val call = feed.inFlight
     if (call != null && !feed.fetcher.pushed && !call.isDone && now - feed.inFlightSinceNanos > CallTimeout.toNanos)
-      call.completeExceptionally(new TimeoutException(s"a call for ${feed.key} took longer than $CallTimeout"))
+      call.completeExceptionally(new TimeoutException(s"a call for ${feed.key} took longer than " +
+        s"${CallTimeout.toMinutes} minutes, retries included (bound them with apiCallTimeout or retryMaxAttempts)"))
   }
 
   private def completed(feed: ShardFeed, poll: Poll, error: Throwable, startedNanos: Long): Unit = {

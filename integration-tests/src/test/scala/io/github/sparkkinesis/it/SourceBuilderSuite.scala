@@ -10,13 +10,16 @@ class SourceBuilderSuite extends AnyFunSuite with SourceTest {
     .withEndpoint(emulator.endpoint.toString).withRegion(TestEnv.region)
     .withCredentials(TestEnv.accessKey, TestEnv.secretKey).withInitialPosition("trim_horizon")
 
-  test("build(spark) reads the stream as a streaming DataFrame; buildBatch(spark) as a batch one") {
+  test("build(spark) and buildStreaming(spark) read the stream as a streaming DataFrame; buildBatch(spark) as a batch one") {
     val stream = newStreamName("builder")
     kinesis.createStream(stream, 2)
     val put = kinesis.putAll(stream, (1 to 20).map(i => (s"k$i", s"v$i")))
     val streaming = builder(stream).withMaxRecordsPerTrigger(7).build(spark)
     assert(streaming.isStreaming)
     assertExactly(readAvailableNow(streaming).records, put)
+    val typed = builder(stream).buildStreaming(spark)
+    assert(typed.isStreaming)
+    assertExactly(readAvailableNow(typed).records, put)
     val batch = builder(stream).buildBatch(spark)
     assert(!batch.isStreaming)
     assert(batch.count() == 20)
