@@ -78,7 +78,7 @@ HELPERS: tuple[Helper, ...] = (
     Helper("corrupt", 0, (), ("KplDeaggregator.scala",)),
     # 'Kinesis source offset is not in the expected format (<why>). ...'
     Helper("bad", 0, (), ("KinesisSourceOffset.scala",)),
-    # 'Waited ... s for enhanced fan-out <what>; giving up'
+    # 'Waited ... ms (registerConsumerTimeoutInterval) for enhanced fan-out <what>; giving up: ...'
     Helper("waitABit", 1, (), ("FanOutConsumers.scala",)),
 )
 

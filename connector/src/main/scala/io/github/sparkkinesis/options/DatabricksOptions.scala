@@ -97,6 +97,8 @@ object DatabricksOptions {
       "are looked up (and registered when needed) when the query starts, and a consumer deregistered while it runs " +
       "fails the query instead of being registered again: restarting it registers the consumer anew"),
     honoured(K.RequireConsumerDeregistration),
+    honoured(K.RegisterConsumerTimeoutInterval, "default 300s, as Databricks'; the query fails at start naming this option when it runs out"),
+    honoured(K.DeregisterConsumerTimeoutInterval, "default 300s, as Databricks'; a stopping query logs a WARN when it runs out instead of failing"),
     Entry(AwsUseInstanceProfile.key, Mapped, "not Databricks' (Qubole's connector): true: the AWS default credential " +
       "chain, which ends with the instance profile (keys, awsProfile or roleArn given too still win); false: " +
       "credentials must come from awsAccessKey/awsSecretKey or awsProfile, else the read or write is refused"),

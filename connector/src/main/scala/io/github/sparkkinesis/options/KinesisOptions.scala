@@ -52,6 +52,8 @@ object KinesisOptions {
   val ConsumerNamePrefix = opt("consumerNamePrefix", "spark-kinesis_", "with consumerMode=efo and no consumerName: the prefix of the derived consumer name", Source)
   val RegisteredConsumerId = opt("registeredConsumerId", null, "with consumerMode=efo: ARNs of consumers registered beforehand, one per stream (comma-separated); never deregistered by the query", Source)
   val RequireConsumerDeregistration = opt("requireConsumerDeregistration", "false", "with consumerMode=efo: deregister the consumer the query registered when it stops", Source)
+  val RegisterConsumerTimeoutInterval = opt("registerConsumerTimeoutInterval", "300s", "with consumerMode=efo: the longest a starting query waits for its consumers to be registered and ACTIVE (and for a consumer of its name still being deleted to go); past it the query fails", Source)
+  val DeregisterConsumerTimeoutInterval = opt("deregisterConsumerTimeoutInterval", "300s", "with requireConsumerDeregistration=true: the longest a stopping query waits for the consumers it deregisters to be gone; past it a WARN, and the query stops anyway", Source)
 
   // Sink.
   val MaxRecordsPerRequest = opt("maxRecordsPerRequest", "500", "records per PutRecords request (1..500)", Sink)
@@ -71,7 +73,8 @@ object KinesisOptions {
     ApiCallTimeout, ApiCallAttemptTimeout, ConnectTimeout, InitialPosition, InitialTimestamp, EndingPosition,
     MaxRecordsPerFetch, MaxFetchRate, MinFetchPeriod, MaxIdlePollInterval, MaxFetchDuration, MaxRecordsPerTrigger, MaxBytesPerTrigger,
     ShardsPerTask, ShardFetchInterval, FetchBufferSize, FailOnDataLoss, ConsumerMode, ConsumerName,
-    ConsumerNamePrefix, RegisteredConsumerId, RequireConsumerDeregistration,
+    ConsumerNamePrefix, RegisteredConsumerId, RequireConsumerDeregistration, RegisterConsumerTimeoutInterval,
+    DeregisterConsumerTimeoutInterval,
     MaxRecordsPerRequest, MaxBytesPerRequest, MaxInFlightRequests, PreserveKeyOrder, ClusterByPartitionKey,
     FlowControl, Aggregation, AggregationMaxBytes, AggregationMaxRecords, AggregationLingerMs)
 

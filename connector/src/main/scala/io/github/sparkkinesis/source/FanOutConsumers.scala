@@ -3,6 +3,7 @@ package io.github.sparkkinesis.source
 import scala.util.control.NonFatal
 
 import io.github.sparkkinesis.client.{KinesisClientFactory, StreamNotFound}
+import io.github.sparkkinesis.options.KinesisOptions.{DeregisterConsumerTimeoutInterval, RegisterConsumerTimeoutInterval}
 import org.apache.spark.internal.Logging
 import software.amazon.awssdk.services.kinesis.KinesisClient
 import software.amazon.awssdk.services.kinesis.model._
@@ -43,9 +44,34 @@ final class FanOutConsumers(config: SourceConfig, fanOut: FanOutConfig, derivedN
     try {
       client.deregisterStreamConsumer(DeregisterStreamConsumerRequest.builder().consumerARN(arn).build())
       logInfo(s"Deregistered enhanced fan-out consumer $arn of stream $stream")
+      awaitGone(stream, arn)
     } catch {
       case _: ResourceNotFoundException => ()
       case NonFatal(e) => logWarning(s"Deregistering enhanced fan-out consumer $arn failed: $e")
+    }
+  }
+
+  /**
+   * A consumer is DELETING for a while after its deregistration; a query restarted at once under the same name waits
+   * for it to go. Waiting here (as Databricks' `deregisterConsumerTimeoutInterval` does) lets the stop say whether
+   * it went; past the interval the stop goes on, since failing a stopping query would help nobody.
+   */
+  private def awaitGone(stream: String, arn: String): Unit = {
+    val deadline = System.nanoTime() + fanOut.deregisterTimeout.toNanos
+    var gone = false
+    while (!gone) {
+      gone = try {
+        client.describeStreamConsumer((b: DescribeStreamConsumerRequest.Builder) => b.consumerARN(arn))
+        false
+      } catch { case _: ResourceNotFoundException => true }
+      if (!gone) {
+        if (System.nanoTime() > deadline) {
+          logWarning(s"Enhanced fan-out consumer $arn of stream $stream was still being deleted after " +
+            s"${fanOut.deregisterTimeout.toMillis} ms (${DeregisterConsumerTimeoutInterval.key}); stopping without waiting longer")
+          return
+        }
+        Thread.sleep(PollInterval.toMillis)
+      }
     }
   }
 
@@ -71,7 +97,7 @@ final class FanOutConsumers(config: SourceConfig, fanOut: FanOutConfig, derivedN
 
   private def register(stream: String): String = {
     val streamArn = streamArnOf(stream)
-    val deadline = System.nanoTime() + RegistrationTimeout.toNanos
+    val deadline = System.nanoTime() + fanOut.registerTimeout.toNanos
     var arn: Option[String] = None
     while (arn.isEmpty) {
       val existing = consumers(streamArn)
@@ -107,7 +133,7 @@ final class FanOutConsumers(config: SourceConfig, fanOut: FanOutConfig, derivedN
   }
 
   private def awaitActive(stream: String, arn: String): Unit = {
-    val deadline = System.nanoTime() + RegistrationTimeout.toNanos
+    val deadline = System.nanoTime() + fanOut.registerTimeout.toNanos
     var active = false
     while (!active) {
       val status = try client.describeStreamConsumer((b: DescribeStreamConsumerRequest.Builder) => b.consumerARN(arn))
@@ -124,7 +150,8 @@ final class FanOutConsumers(config: SourceConfig, fanOut: FanOutConfig, derivedN
   /** DescribeStreamConsumer allows 20 calls per second per stream: a poll every PollInterval is far below. */
   private def waitABit(deadline: Long, what: String): Unit = {
     if (System.nanoTime() > deadline) throw new IllegalStateException(
-      s"Waited ${RegistrationTimeout.getSeconds} s for enhanced fan-out $what; giving up")
+      s"Waited ${fanOut.registerTimeout.toMillis} ms (${RegisterConsumerTimeoutInterval.key}) for enhanced fan-out " +
+        s"$what; giving up: raise ${RegisterConsumerTimeoutInterval.key}, or check the consumer in the Kinesis console")
     Thread.sleep(PollInterval.toMillis)
   }
 }
@@ -132,7 +159,6 @@ final class FanOutConsumers(config: SourceConfig, fanOut: FanOutConfig, derivedN
 object FanOutConsumers {
   /** Kinesis' limit of enhanced fan-out consumers per stream. */
   val MaxConsumersPerStream = 20
-  val RegistrationTimeout: java.time.Duration = java.time.Duration.ofMinutes(3)
   private val PollInterval = java.time.Duration.ofMillis(500)
   /** `arn:aws:kinesis:<region>:<account>:stream/<stream>/consumer/<name>:<created>` */
   private val ConsumerArn = """arn:aws[a-z-]*:kinesis:[^:]*:\d{12}:stream/([a-zA-Z0-9_.-]+)/consumer/([a-zA-Z0-9_.-]+):\d+""".r

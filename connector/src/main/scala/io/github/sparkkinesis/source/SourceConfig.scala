@@ -33,7 +33,14 @@ final case class FanOutConfig(
     registeredConsumers: Seq[String],
     deregisterOnStop: Boolean,
     consumerArns: Map[String, String] = Map.empty,
-    registeredConsumerName: Option[String] = None)
+    registeredConsumerName: Option[String] = None,
+    registerTimeout: Duration = FanOutConfig.DefaultConsumerTimeout,
+    deregisterTimeout: Duration = FanOutConfig.DefaultConsumerTimeout)
+
+object FanOutConfig {
+  /** Databricks' default for both of its consumer timeouts. */
+  val DefaultConsumerTimeout: Duration = Duration.ofSeconds(300)
+}
 
 /** The source's options, parsed and validated once on the driver; shipped to executors with each task. */
 final case class SourceConfig(
@@ -122,12 +129,19 @@ object SourceConfig {
       "(spark.read) only: remove it, or use Trigger.AvailableNow to have a streaming query stop at the tip seen at start.")
   }
 
+  /** Registration needs a second at least (a consumer is CREATING for seconds); a stop may choose not to wait. */
+  private def consumerTimeouts(reader: OptionReader): (Duration, Duration) = (
+    reader.duration(RegisterConsumerTimeoutInterval, Duration.ofSeconds(1)).getOrElse(FanOutConfig.DefaultConsumerTimeout),
+    reader.duration(DeregisterConsumerTimeoutInterval).getOrElse(FanOutConfig.DefaultConsumerTimeout))
+
   private def fanOut(reader: OptionReader, streams: Seq[String]): Option[FanOutConfig] = {
     // requireConsumerDeregistration=false asks for nothing, in either mode.
     val efoOnly = Seq(ConsumerName, ConsumerNamePrefix, RegisteredConsumerId, DatabricksOptions.RegisteredConsumerIdType) ++
       (if (reader.boolean(RequireConsumerDeregistration).contains(true)) Seq(RequireConsumerDeregistration) else Nil)
     reader.oneOf(ConsumerMode, Seq("polling", "efo")).map(_.toLowerCase(java.util.Locale.ROOT)).getOrElse("polling") match {
       case "polling" =>
+        // Checked, not refused: a job's timeouts for consumers it does not register are harmless.
+        consumerTimeouts(reader)
         efoOnly.find(o => reader.get(o).isDefined).foreach { o =>
           throw new KinesisOptionException(s"Option '${o.key}' applies only with consumerMode=efo (enhanced " +
             s"fan-out): set consumerMode=efo, or remove '${o.key}'.")
@@ -164,7 +178,9 @@ object SourceConfig {
           consumerNamePrefix = prefix,
           registeredConsumers = registered,
           deregisterOnStop = reader.boolean(RequireConsumerDeregistration).getOrElse(false),
-          registeredConsumerName = registeredName))
+          registeredConsumerName = registeredName,
+          registerTimeout = consumerTimeouts(reader)._1,
+          deregisterTimeout = consumerTimeouts(reader)._2))
     }
   }
 

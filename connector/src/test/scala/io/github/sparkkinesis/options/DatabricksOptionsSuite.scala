@@ -50,6 +50,8 @@ class DatabricksOptionsSuite extends AnyFunSuite {
     ("registeredConsumerIdType", "ARN", Efo :+ ("registeredConsumerId" -> ConsumerArn)),
     ("consumerRefreshInterval", "300s", Efo),
     ("requireConsumerDeregistration", "true", Efo),
+    ("registerConsumerTimeoutInterval", "300s", Efo),
+    ("deregisterConsumerTimeoutInterval", "300s", Efo),
     ("awsUseInstanceProfile", "true", Nil),
     ("avoidEmptyBatches", "false", Nil),
     ("reuseKinesisClient", "true", Nil))

@@ -36,6 +36,21 @@ class SourceConfigSuite extends AnyFunSuite {
     assert(error("shardsPerTask" -> "0").contains("'shardsPerTask': expected an integer in 1..10000"))
   }
 
+  test("enhanced fan-out: the consumer timeouts (Databricks' names) are read in ms, default 300 s, checked in both modes") {
+    val efo = config("consumerMode" -> "efo", "registerConsumerTimeoutInterval" -> "45s",
+      "deregisterConsumerTimeoutInterval" -> "0").fanOut.get
+    assert(efo.registerTimeout == java.time.Duration.ofSeconds(45) && efo.deregisterTimeout == java.time.Duration.ZERO)
+    val defaults = config("consumerMode" -> "efo").fanOut.get
+    assert(defaults.registerTimeout == java.time.Duration.ofSeconds(300) && defaults.deregisterTimeout == defaults.registerTimeout)
+    assert(config("registerConsumerTimeoutInterval" -> "10s").fanOut.isEmpty) // polling: accepted, unused
+    def error(kv: (String, String)*) = intercept[KinesisOptionException](config(kv: _*)).getMessage
+    assert(error("registerConsumerTimeoutInterval" -> "soon") == "Invalid value 'soon' for option " +
+      "'registerConsumerTimeoutInterval': expected a duration such as 200ms, 10s or 1min, at least 1000ms.")
+    assert(error("consumerMode" -> "efo", "registerConsumerTimeoutInterval" -> "500ms")
+      .contains("'registerConsumerTimeoutInterval': expected a duration"))
+    assert(error("deregisterConsumerTimeoutInterval" -> "-1s").contains("'deregisterConsumerTimeoutInterval'"))
+  }
+
   test("enhanced fan-out: consumer options parsed with consumerMode=efo, refused without it") {
     assert(config().fanOut.isEmpty && config("consumerMode" -> "polling", "requireConsumerDeregistration" -> "false").fanOut.isEmpty)
     assert(config("consumerMode" -> "efo").fanOut.contains(FanOutConfig(None, "spark-kinesis_", Nil, deregisterOnStop = false)))

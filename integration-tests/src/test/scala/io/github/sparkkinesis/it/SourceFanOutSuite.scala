@@ -184,6 +184,25 @@ class SourceFanOutSuite extends AnyFunSuite with SimulatorSourceTest {
     eventually("the consumer to be deregistered") { consumers(stream).map(_.consumerName()) == Seq("kept") }
   }
 
+  test("registerConsumerTimeoutInterval bounds the wait for ACTIVE; deregisterConsumerTimeoutInterval, the wait for the consumer to go") {
+    val stream = newStreamName("efo-timeouts")
+    kinesis.createStream(stream, 1)
+    val put = kinesis.putAll(stream, keyed("t", 5))
+    simulator.admin.settings("""{"consumerActivationMillis": 4000}""")
+    try {
+      val query = new Collector().start(efo(stream, "consumerName" -> "slow", "registerConsumerTimeoutInterval" -> "1s"),
+        newCheckpoint(), Trigger.ProcessingTime(100))
+      val error = try { scala.util.Try(query.awaitTermination(Duration.ofSeconds(60).toMillis)); query.exception } finally query.stop()
+      assert(error.exists(_.getMessage.contains("(registerConsumerTimeoutInterval) for enhanced fan-out consumer")), s"got $error")
+      simulator.admin.settings("""{"consumerActivationMillis": 1500}""")
+      eventually("the slow consumer to be ACTIVE") { consumers(stream).forall(_.consumerStatus() == ConsumerStatus.ACTIVE) }
+      // The stop waits for the deregistered consumer to be gone (1.5 s DELETING here), so none is left when it returns.
+      val read = readAvailableNow(efo(stream, "consumerName" -> "waited", "requireConsumerDeregistration" -> "true"))
+      assertExactly(read.records, put)
+      assert(consumers(stream).map(_.consumerName()) == Seq("slow"))
+    } finally simulator.admin.settings("""{"consumerActivationMillis": 500}""")
+  }
+
   test("two queries with their own consumers on one stream each read everything") {
     val stream = newStreamName("efo-two")
     kinesis.createStream(stream, 2)
