@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import inspect
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from datetime import datetime, timedelta, timezone
 from typing import Any, get_args
 
@@ -21,25 +21,17 @@ from pyspark.sql.streaming.readwriter import DataStreamWriter
 from pyspark_kinesis import (
     FlowControl, InitialPosition, KinesisSinkBuilder, KinesisSinks, KinesisSources, RetryStrategies, _options,
 )
+from connect_mode import computing
 
 JAN_31_NOON_UTC = 1_738_324_800_000  # 2025-01-31T12:00:00Z in epoch milliseconds
 CET = timezone(timedelta(hours=1))
-
-
-@contextlib.contextmanager
-def _computing(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Builders and strategies made inside compute their options as on a Spark Connect session."""
-    with monkeypatch.context() as m:
-        for module in ("pyspark_kinesis.builders", "pyspark_kinesis.retry"):
-            m.setattr(f"{module}.connect_mode", lambda: True)
-        yield
 
 
 def _jvm_and_computed(
     make: Callable[[], Any], monkeypatch: pytest.MonkeyPatch
 ) -> tuple[dict[str, str], dict[str, str]]:
     jvm = make()
-    with _computing(monkeypatch):
+    with computing(monkeypatch):
         computed = make()
     assert jvm._j is not None and computed._j is None
     return jvm.options(), computed.options()
@@ -169,7 +161,7 @@ def test_the_aggregation_limits_are_keyword_only() -> None:
 
 def test_the_source_has_the_sinks_build_family(spark: SparkSession, monkeypatch: pytest.MonkeyPatch) -> None:
     for computed in (False, True):
-        with _computing(monkeypatch) if computed else contextlib.nullcontext():
+        with computing(monkeypatch) if computed else contextlib.nullcontext():
             source = KinesisSources.kinesis("clicks").withRegion("eu-west-1")
         streaming, built, batch = source.buildStreaming(spark), source.build(spark), source.buildBatch(spark)
         assert isinstance(streaming, DataFrame) and streaming.isStreaming and built.isStreaming

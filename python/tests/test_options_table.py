@@ -6,7 +6,6 @@ value spellings. These tests hold the computed maps against the JVM builders of 
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import subprocess
@@ -21,6 +20,7 @@ from pyspark.sql import SparkSession
 import pyspark_kinesis
 from pyspark_kinesis import KinesisSinks, KinesisSources, RetryStrategies, connector_jar
 from pyspark_kinesis import _connect, _options
+from connect_mode import computing
 
 PACKAGED_TABLE = Path(pyspark_kinesis.__file__).resolve().parent / "_options.json"
 
@@ -50,18 +50,10 @@ def test_the_table_reads_into_options_with_their_secrets_and_defaults() -> None:
         _options.key("noSuchOption")
 
 
-@contextlib.contextmanager
-def _computing(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Builders and strategies made inside compute their options as on a Spark Connect session."""
-    with monkeypatch.context() as m:
-        for module in ("pyspark_kinesis.builders", "pyspark_kinesis.retry"):
-            m.setattr(f"{module}.connect_mode", lambda: True)
-        yield
-
 
 @pytest.fixture
 def computed(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    with _computing(monkeypatch):
+    with computing(monkeypatch):
         yield
 
 
@@ -103,7 +95,7 @@ RETRY_RECIPES: list[Callable[[], Any]] = [
 
 def _jvm_and_computed(make: Callable[[], Any], monkeypatch: pytest.MonkeyPatch) -> tuple[Any, Any]:
     jvm = make()
-    with _computing(monkeypatch):
+    with computing(monkeypatch):
         computed = make()
     return jvm, computed
 
@@ -131,7 +123,7 @@ def test_retry_strategies_compute_the_jvm_options(
     jvm, computed = _jvm_and_computed(make, monkeypatch)
     assert computed._j is None and computed.options() == jvm.options()
     built_jvm = KinesisSources.kinesis("s").withRetryStrategy(jvm)
-    with _computing(monkeypatch):
+    with computing(monkeypatch):
         built_computed = KinesisSources.kinesis("s").withRetryStrategy(computed)
     assert built_computed.options() == built_jvm.options()
 
