@@ -324,6 +324,23 @@ class KinesisSourceBuilder(_Builder):
         check_int("records", records)
         return self._set(lambda j: j.withMaxRecordsPerTrigger(records), ("maxRecordsPerTrigger", records))
 
+    def withMaxRecordsPerShardPerTrigger(self, records: int) -> KinesisSourceBuilder:
+        """Admission control: at most ``records`` of any one shard per micro-batch (the AWS Labs and Qubole
+        connectors' ``maxFetchRecordsPerShard``). With ``withMaxRecordsPerTrigger`` too, the smaller share wins.
+
+        :param records: at least 1. Default (option ``maxRecordsPerShardPerTrigger``): none.
+        :return: a new builder.
+        :raises TypeError: ``records`` is not an ``int``.
+        :raises ValueError: ``records`` is below 1.
+
+        Example::
+
+            >>> KinesisSources.kinesis("clicks").withMaxRecordsPerShardPerTrigger(10_000).options()["maxRecordsPerShardPerTrigger"]
+            '10000'
+        """
+        check_int("records", records)
+        return self._set(lambda j: j.withMaxRecordsPerShardPerTrigger(records), ("maxRecordsPerShardPerTrigger", records))
+
     def withMaxRecordsPerFetch(self, records: int) -> KinesisSourceBuilder:
         """The ``Limit`` of one GetRecords call.
 

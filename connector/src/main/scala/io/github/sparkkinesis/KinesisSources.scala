@@ -43,6 +43,8 @@ final class KinesisSourceBuilder private[sparkkinesis] (protected val settings: 
   def withMinFetchPeriod(period: String): KinesisSourceBuilder = set(MinFetchPeriod, period)
   def withMaxFetchDuration(duration: String): KinesisSourceBuilder = set(MaxFetchDuration, duration)
   def withMaxRecordsPerTrigger(records: Long): KinesisSourceBuilder = set(MaxRecordsPerTrigger, records)
+  /** At most this many records of any one shard per micro-batch (the AWS Labs and Qubole connectors' maxFetchRecordsPerShard). */
+  def withMaxRecordsPerShardPerTrigger(records: Long): KinesisSourceBuilder = set(MaxRecordsPerShardPerTrigger, records)
   def withMaxBytesPerTrigger(bytes: Long): KinesisSourceBuilder = set(MaxBytesPerTrigger, bytes)
   def withShardsPerTask(shards: Int): KinesisSourceBuilder = set(ShardsPerTask, shards)
   def withShardFetchInterval(interval: String): KinesisSourceBuilder = set(ShardFetchInterval, interval)

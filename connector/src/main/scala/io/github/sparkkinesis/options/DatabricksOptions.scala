@@ -2,6 +2,7 @@ package io.github.sparkkinesis.options
 
 import java.time.Duration
 
+import io.github.sparkkinesis.options.Handling._
 import io.github.sparkkinesis.options.OptionScope._
 
 /**
@@ -11,16 +12,6 @@ import io.github.sparkkinesis.options.OptionScope._
  * docs/migrating.md's Databricks table is generated from [[all]] (`KinesisOptionsDocSuite` checks it).
  */
 object DatabricksOptions {
-  sealed abstract class Handling(val label: String)
-  /** The same key in our table, read by our own rules. */
-  case object Honoured extends Handling("honoured")
-  /** A key of Databricks' only, translated into our options. */
-  case object Mapped extends Handling("mapped")
-  /** A key of Databricks' only, tuning something this engine does not have: its value is checked, then unused. */
-  case object NoEffect extends Handling("accepted, no effect")
-  /** A key of Databricks' only that cannot work here: setting it fails, saying what to use instead. */
-  case object Refused extends Handling("refused")
-
   /** @param here what the option does in this connector (the docs' text, and for a refusal the message's fix) */
   final case class Entry(key: String, handling: Handling, here: String)
 

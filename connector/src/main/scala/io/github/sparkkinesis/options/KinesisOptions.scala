@@ -42,6 +42,7 @@ object KinesisOptions {
   val MaxIdlePollInterval = opt("maxIdlePollInterval", "10s", "the longest an idle shard goes unpolled: a shard silent for a while is polled less often (a tenth of its silence, at least every second), so an idle stream costs little; the first record after a silence waits at most this long", Source)
   val MaxFetchDuration = opt("maxFetchDuration", "10s", "the longest a snapshot waits for its shards (their first answer, or data on an idle stream) before a batch is planned", Source)
   val MaxRecordsPerTrigger = opt("maxRecordsPerTrigger", "none", "admission control: records per micro-batch across all shards", Source)
+  val MaxRecordsPerShardPerTrigger = opt("maxRecordsPerShardPerTrigger", "none", "admission control: records per micro-batch from any one shard (the AWS Labs and Qubole connectors' maxFetchRecordsPerShard); with maxRecordsPerTrigger, the smaller share wins", Source)
   val MaxBytesPerTrigger = opt("maxBytesPerTrigger", "none", "admission control: bytes per micro-batch across all shards", Source)
   val ShardsPerTask = opt("shardsPerTask", "auto", "how many shards one Spark task reads; auto = no more tasks than Spark's default parallelism", Source)
   val ShardFetchInterval = opt("shardFetchInterval", "1s", "how often shards are listed to discover resharding", Source)
@@ -71,7 +72,8 @@ object KinesisOptions {
     StreamName, StreamARN, Region, Endpoint, AwsAccessKey, AwsSecretKey, AwsSessionToken, RoleArn, RoleExternalId,
     RoleSessionName, StsEndpoint, AwsProfile, RetryMaxAttempts, RetryInitialBackoff, RetryMaxBackoff,
     ApiCallTimeout, ApiCallAttemptTimeout, ConnectTimeout, InitialPosition, InitialTimestamp, EndingPosition,
-    MaxRecordsPerFetch, MaxFetchRate, MinFetchPeriod, MaxIdlePollInterval, MaxFetchDuration, MaxRecordsPerTrigger, MaxBytesPerTrigger,
+    MaxRecordsPerFetch, MaxFetchRate, MinFetchPeriod, MaxIdlePollInterval, MaxFetchDuration, MaxRecordsPerTrigger,
+    MaxRecordsPerShardPerTrigger, MaxBytesPerTrigger,
     ShardsPerTask, ShardFetchInterval, FetchBufferSize, FailOnDataLoss, ConsumerMode, ConsumerName,
     ConsumerNamePrefix, RegisteredConsumerId, RequireConsumerDeregistration, RegisterConsumerTimeoutInterval,
     DeregisterConsumerTimeoutInterval,
@@ -83,5 +85,6 @@ object KinesisOptions {
 
   def find(key: String): Option[KinesisOption] = byLowerKey.get(key.toLowerCase(java.util.Locale.ROOT))
 
-  def isSecret(key: String): Boolean = find(key).exists(_.secret)
+  /** Ours, or a foreign key that holds a secret (`kinesis.awsSecretKey`): masked wherever options are printed. */
+  def isSecret(key: String): Boolean = find(key).exists(_.secret) || ForeignOptions.isSecret(key)
 }

@@ -18,9 +18,10 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap
 final class OptionReader(raw: Map[String, String]) {
   import KinesisOptions._
 
-  private val values: Map[String, String] = raw.map { case (k, v) => k.toLowerCase(Locale.ROOT) -> v }
-
   checkKeys()
+  // Keys of the AWS Labs and Qubole connectors become ours first; `origin` keeps the key a job wrote, for messages.
+  private val translated = ForeignOptions.translate(raw)
+  private val values: Map[String, String] = translated.values
   DatabricksOptions.check(this)
 
   def get(option: KinesisOption): Option[String] = values.get(option.lowerKey).map(_.trim).filter(_.nonEmpty)
@@ -29,9 +30,13 @@ final class OptionReader(raw: Map[String, String]) {
     get(option).getOrElse(throw new KinesisOptionException(
       s"Option '${option.key}' is required: set it to $accepted."))
 
-  def fail(option: KinesisOption, value: String, accepted: String): Nothing =
+  def fail(option: KinesisOption, value: String, accepted: String): Nothing = {
+    // A value given through another connector's key is named by that key, as the job wrote it.
+    val (key, expected) = translated.origin.get(option.lowerKey)
+      .fold((option.key, accepted))(by => (by, s"$accepted (it stands for ${option.key} here)"))
     throw new KinesisOptionException(
-      s"Invalid value '${OptionReader.show(option, value)}' for option '${option.key}': expected $accepted.")
+      s"Invalid value '${OptionReader.show(option, value)}' for option '$key': expected $expected.")
+  }
 
   def int(option: KinesisOption, min: Int, max: Int): Option[Int] = get(option).map { v =>
     val n = try v.toLong catch { case _: NumberFormatException => fail(option, v, s"an integer in $min..$max") }
@@ -117,10 +122,11 @@ final class OptionReader(raw: Map[String, String]) {
   }
 
   def connection: ConnectionConfig = {
-    val region = get(Region)
-    region.foreach { r =>
+    get(Region).foreach { r =>
       if (!r.matches("[a-z]{2}(-[a-z]+)+-\\d+")) fail(Region, r, "an AWS region name such as us-east-1")
     }
+    // An AWS endpoint names its region; signing for another would fail on every call.
+    val region = get(Region).orElse(uri(Endpoint).flatMap(u => OptionReader.regionOfEndpoint(u.getHost)))
     val retry = RetryConfig(
       maxAttempts = get(RetryMaxAttempts) match {
         case Some(v) if v.equalsIgnoreCase("unlimited") => None
@@ -174,18 +180,24 @@ final class OptionReader(raw: Map[String, String]) {
   }
 
   /**
-   * A key that is not ours but is a likely typo of one of ours (or of a Databricks key we answer) fails; any other
-   * foreign key is left alone.
+   * A key that is not ours but is a likely typo of one of ours (or of another connector's key we answer) fails, and
+   * so does an unknown key prefixed `kinesis.` (the AWS Labs and Qubole connectors' prefix: a key of theirs we do
+   * not know would otherwise be silently ignored). Any other key is left alone: Spark passes its own too.
    */
   private def checkKeys(): Unit = {
-    val known = all ++ DatabricksOptions.foreignKeys
-    for (key <- raw.keys if find(key).isEmpty && DatabricksOptions.findForeign(key).isEmpty) {
+    val known: Seq[String] = (all ++ DatabricksOptions.foreignKeys).map(_.key) ++ ForeignOptions.all.map(_.key)
+    for (key <- raw.keys if find(key).isEmpty && DatabricksOptions.findForeign(key).isEmpty && ForeignOptions.find(key).isEmpty) {
       val lower = key.toLowerCase(Locale.ROOT)
-      val closest = known.map(o => o -> OptionReader.editDistance(lower, o.lowerKey)).minBy(_._2)
+      val closest = known.map(k => k -> OptionReader.editDistance(lower, k.toLowerCase(Locale.ROOT))).minBy(_._2)
       val tolerance = if (lower.length <= 6) 1 else 2
       if (closest._2 <= tolerance) {
         throw new KinesisOptionException(
-          s"Unknown option '$key': did you mean '${closest._1.key}'? Options are matched case-insensitively.")
+          s"Unknown option '$key': did you mean '${closest._1}'? Options are matched case-insensitively.")
+      }
+      if (lower.startsWith(ForeignOptions.ForeignPrefix)) {
+        throw new KinesisOptionException(s"Unknown option '$key': keys prefixed '${ForeignOptions.ForeignPrefix}' " +
+          "are the AWS Labs and Qubole connectors', and this is none of the keys they document. Migrating shows what " +
+          "each of their keys becomes here (docs/migrating.md); remove it or write the option of ours it stands for.")
       }
     }
   }
@@ -194,6 +206,14 @@ final class OptionReader(raw: Map[String, String]) {
 }
 
 object OptionReader {
+  private val AwsEndpointHost = """(?:^|\.)kinesis(?:-fips)?\.([a-z]{2}(?:-[a-z]+)+-\d+)\.(?:vpce\.)?amazonaws\.com(?:\.cn)?$""".r.unanchored
+
+  /** The region of a Kinesis endpoint such as kinesis.eu-west-1.amazonaws.com (FIPS, VPC endpoint and China too). */
+  def regionOfEndpoint(host: String): Option[String] = host.toLowerCase(Locale.ROOT) match {
+    case AwsEndpointHost(region) => Some(region)
+    case _ => None
+  }
+
   private val StreamArn = """arn:aws[a-z-]*:kinesis:[a-z0-9-]+:\d{12}:stream/([a-zA-Z0-9_.-]{1,128})""".r
 
   def apply(options: CaseInsensitiveStringMap): OptionReader =

@@ -18,7 +18,8 @@ object SparkRedaction extends Logging {
   val OptionsRegexKey = "spark.sql.redaction.options.regex"
   private val SparkDefaults = Map(OptionsRegexKey -> "(?i)url", "spark.redaction.regex" -> "(?i)secret|password|token|access[.]?key")
 
-  private def secretKeys: Seq[String] = KinesisOptions.all.filter(_.secret).map(_.key)
+  private def secretKeys: Seq[String] =
+    KinesisOptions.all.filter(_.secret).map(_.key) ++ ForeignOptions.all.filter(_.secret).map(_.key).sorted
 
   /** The options pattern covering `missing` as well as everything `current` covers. */
   private[options] def widened(current: String, missing: Seq[String]): String =

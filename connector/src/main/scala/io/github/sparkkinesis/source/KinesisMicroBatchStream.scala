@@ -5,7 +5,7 @@ import java.util.{Optional, UUID}
 import scala.jdk.CollectionConverters._
 
 import io.github.sparkkinesis.options.KinesisOptionException
-import io.github.sparkkinesis.options.KinesisOptions.{MaxBytesPerTrigger, MaxRecordsPerTrigger}
+import io.github.sparkkinesis.options.KinesisOptions.{MaxBytesPerTrigger, MaxRecordsPerShardPerTrigger, MaxRecordsPerTrigger}
 import io.github.sparkkinesis.source.ShardPosition._
 import org.apache.spark.SparkContext
 import org.apache.spark.internal.Logging
@@ -127,7 +127,8 @@ final class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: St
     if (idle && !periodic && !signal.awaitAfter(signalsSeen, IdleTriggerWait.toNanos)) return unchanged(start)
     signalsSeen = signal.count
 
-    val (maxRecords, maxBytes) = FetchPlanner.budgets(limit, readable.size)
+    val (shareOfRecords, maxBytes) = FetchPlanner.budgets(limit, readable.size)
+    val maxRecords = config.maxRecordsPerShardPerTrigger.fold(shareOfRecords)(math.min(_, shareOfRecords))
     val shards = discovery.shards()
     val requests = readable.map(k => SnapshotRequest.of(shards, k, start.get(k).getOrElse(TrimHorizon), maxRecords, maxBytes))
     val groups = planner.groups(requests, owners)
@@ -185,7 +186,8 @@ final class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: St
 
   override def prepareForRealTimeMode(): Unit = synchronized {
     // Admission control has nothing to limit in a batch that reads for as long as it lasts.
-    Seq(MaxRecordsPerTrigger -> config.maxRecordsPerTrigger, MaxBytesPerTrigger -> config.maxBytesPerTrigger)
+    Seq(MaxRecordsPerTrigger -> config.maxRecordsPerTrigger, MaxRecordsPerShardPerTrigger -> config.maxRecordsPerShardPerTrigger,
+      MaxBytesPerTrigger -> config.maxBytesPerTrigger)
       .collectFirst { case (option, Some(v)) =>
         throw new KinesisOptionException(s"Option '${option.key}' ($v) does not apply in real-time mode, where a " +
           s"batch reads for as long as its trigger's duration: remove '${option.key}', or use a processing-time trigger.")

@@ -9,6 +9,7 @@ import org.scalatest.funsuite.AnyFunSuite
 /** SPEC §2: every option of Databricks' Kinesis connector is honoured or refused, none silently ignored. */
 class DatabricksOptionsSuite extends AnyFunSuite {
   import DatabricksOptions._
+  import Handling._
 
   private val ConsumerArn = "arn:aws:kinesis:us-east-1:123456789012:stream/s/consumer/app:1700000000"
   private val Keys = Seq("awsAccessKey" -> "AKIAEXAMPLE", "awsSecretKey" -> "secret")

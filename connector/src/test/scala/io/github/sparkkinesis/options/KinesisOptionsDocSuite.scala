@@ -5,8 +5,8 @@ import java.nio.file.{Files, Paths}
 import org.scalatest.funsuite.AnyFunSuite
 
 /**
- * The docs' option tables are the option tables (docs/configuration.md: every option; docs/migrating.md: Databricks'
- * options): this fails, printing the expected text, when they drift.
+ * The docs' option tables are the option tables (docs/configuration.md: every option; docs/migrating.md: the options of
+ * Databricks', the AWS Labs and Qubole's connectors): this fails, printing the expected text, when they drift.
  */
 class KinesisOptionsDocSuite extends AnyFunSuite {
   private val Begin = "<!-- options:begin (generated from KinesisOptions; KinesisOptionsDocSuite checks it) -->"
@@ -49,5 +49,18 @@ class KinesisOptionsDocSuite extends AnyFunSuite {
     val actual = section(Migrating, DatabricksBegin, DatabricksEnd)
     assert(actual == expectedDatabricks,
       s"$Migrating's Databricks table is out of date; it should read:\n$DatabricksBegin\n$expectedDatabricks\n$DatabricksEnd")
+  }
+
+  for (table <- Seq(AwsLabsOptions, QuboleOptions)) {
+    val tag = table.short.toLowerCase.replace(" ", "")
+    val begin = s"<!-- $tag:begin (generated from ${table.getClass.getSimpleName.stripSuffix("$")}; KinesisOptionsDocSuite checks it) -->"
+    val end = s"<!-- $tag:end -->"
+    val expected = (Seq(s"| ${table.short} option | here | what it does here |", "|---|---|---|") ++
+      table.all.map(e => s"| `${e.key}` | ${e.handling.label} | ${e.here}${if (e.secret) " (secret: never logged)" else ""} |")).mkString("\n")
+
+    test(s"the migration page says what each option of the ${table.short} connector does here") {
+      val actual = section(Migrating, begin, end)
+      assert(actual == expected, s"$Migrating's ${table.short} table is out of date; it should read:\n$begin\n$expected\n$end")
+    }
   }
 }

@@ -36,9 +36,11 @@ class SecretPrintingSuite extends AnyFunSuite {
 
   test("Spark's option redaction is widened to the secret keys its defaults miss, and never narrowed") {
     val defaults = Map(SparkRedaction.OptionsRegexKey -> "(?i)url", "spark.redaction.regex" -> "(?i)secret|password|token|access[.]?key")
-    assert(SparkRedaction.unmasked(defaults) == Seq("roleExternalId"))
-    val widened = SparkRedaction.widened("(?i)url", Seq("roleExternalId"))
-    for (key <- Seq("roleexternalid", "roleExternalId", "endpointUrl")) assert(Pattern.compile(widened).matcher(key).find(), key)
+    // The AWS Labs connector's credentialProviderParam may carry a secret too (its key is refused, its value masked).
+    val missed = Seq("roleExternalId", "kinesis.credentialProviderParam")
+    assert(SparkRedaction.unmasked(defaults) == missed)
+    val widened = SparkRedaction.widened("(?i)url", missed)
+    for (key <- Seq("roleexternalid", "roleExternalId", "endpointUrl", "KINESIS.credentialproviderparam")) assert(Pattern.compile(widened).matcher(key).find(), key)
     assert(!Pattern.compile(widened).matcher("streamName").find())
     assert(SparkRedaction.unmasked(defaults.updated(SparkRedaction.OptionsRegexKey, widened)).isEmpty)
   }
