@@ -24,7 +24,10 @@ class KinesisMockLauncher:
     def start(self, state_dir: str, *options: str) -> str:
         """Start kinesis-mock and return its endpoint URL once it is healthy."""
         out = subprocess.run(
-            [str(LAUNCHER), "start", "--state-dir", state_dir, *options], check=True, capture_output=True, text=True,
+            [str(LAUNCHER), "start", "--state-dir", state_dir, *options],
+            check=True,
+            capture_output=True,
+            text=True,
             timeout=120,
         )
         return out.stdout.strip().splitlines()[-1]
@@ -71,7 +74,10 @@ class SimulatorLauncher:
         """Start the simulator (options as on its command line, e.g. "--quotas", "off") and return its endpoint."""
         out = subprocess.run(
             [str(SIMULATOR_LAUNCHER), "start", "--state-dir", state_dir, *options],
-            check=True, capture_output=True, text=True, timeout=120,
+            check=True,
+            capture_output=True,
+            text=True,
+            timeout=120,
         )
         return out.stdout.strip().splitlines()[-1]
 
@@ -128,11 +134,24 @@ class SimulatorAdmin:
     def reset(self) -> None:
         """Back to how a fresh simulator starts from the fixture: AWS quotas on, no faults, zero counters."""
         self.clear_faults()
-        self.settings(quotas={"enabled": True, "factor": 1.0, "writeBytes": True, "writeRecords": True,
-                              "readCalls": True, "readBytes": True, "listShards": True,
-                              "describeStreamSummary": True, "getShardIterator": True},
-                      iteratorExpiryMillis=300000, retentionMillis=None, consumerActivationMillis=500,
-                      subscriptionDurationMillis=300000, subscriptionHeartbeatMillis=5000)
+        self.settings(
+            quotas={
+                "enabled": True,
+                "factor": 1.0,
+                "writeBytes": True,
+                "writeRecords": True,
+                "readCalls": True,
+                "readBytes": True,
+                "listShards": True,
+                "describeStreamSummary": True,
+                "getShardIterator": True,
+            },
+            iteratorExpiryMillis=300000,
+            retentionMillis=None,
+            consumerActivationMillis=500,
+            subscriptionDurationMillis=300000,
+            subscriptionHeartbeatMillis=5000,
+        )
         self.reset_counters()
 
 
@@ -157,4 +176,6 @@ def simulator_admin(simulator_endpoint: str) -> Iterator[SimulatorAdmin]:
         yield admin
     finally:
         admin.reset()
+
+
 # --- end of Kinesis simulator ----------------------------------------------------------------------------------

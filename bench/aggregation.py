@@ -59,15 +59,22 @@ def _throughput(spark: Any, sim: Simulator, mode: str, seconds: float, warmup: f
         first = next((t for t, s, _ in samples if s > 0), samples[-1][0])
         window = [x for x in samples if x[0] >= first + warmup] or samples[-1:]
         w_stored, w_throttled = stored - window[0][1], throttled - window[0][2]
-        return {"mode": mode, "userRecords": records, "seconds": round(elapsed, 2),
-                "userRecordsPerSecond": round(records / elapsed), "kinesisRecordsStored": stored,
-                "userRecordsPerKinesisRecord": round(records / stored, 1) if stored else None,
-                "throttledPutRecords": throttled,
-                "throttledFraction": round(throttled / (stored + throttled), 4) if stored + throttled else None,
-                "windowSeconds": round(window[-1][0] - window[0][0], 1),
-                "windowThrottledFraction": round(w_throttled / (w_stored + w_throttled), 4)
-                if w_stored + w_throttled else None,
-                "loadBefore": loads["load1"], "loadAfter": load()["load1"]}
+        return {
+            "mode": mode,
+            "userRecords": records,
+            "seconds": round(elapsed, 2),
+            "userRecordsPerSecond": round(records / elapsed),
+            "kinesisRecordsStored": stored,
+            "userRecordsPerKinesisRecord": round(records / stored, 1) if stored else None,
+            "throttledPutRecords": throttled,
+            "throttledFraction": round(throttled / (stored + throttled), 4) if stored + throttled else None,
+            "windowSeconds": round(window[-1][0] - window[0][0], 1),
+            "windowThrottledFraction": round(w_throttled / (w_stored + w_throttled), 4)
+            if w_stored + w_throttled
+            else None,
+            "loadBefore": loads["load1"],
+            "loadAfter": load()["load1"],
+        }
     finally:
         done.set()
         df.unpersist()
@@ -99,23 +106,38 @@ def _latency(spark: Any, sim: Simulator, mode: str, seconds: float) -> dict[str,
                 if stamp >= warmup_until[0]:
                     latencies.append(now - stamp)
 
-    produced = (spark.readStream.format("rate").option("rowsPerSecond", LATENCY_RATE).load()
-                .select(F.concat(F.lit("key-"), (F.col("value") % KEYS).cast("string")).alias("partitionKey"),
-                        # stamped in the writer's task as the row goes to the sink (the rate source's own
-                        # timestamp runs up to a second early: it plans whole seconds)
-                        F.to_json(F.struct(F.expr("cast(reflect('java.lang.System', 'currentTimeMillis') as long)")
-                                           .alias("t"))).alias("data")))
+    produced = (
+        spark.readStream.format("rate")
+        .option("rowsPerSecond", LATENCY_RATE)
+        .load()
+        .select(
+            F.concat(F.lit("key-"), (F.col("value") % KEYS).cast("string")).alias("partitionKey"),
+            # stamped in the writer's task as the row goes to the sink (the rate source's own
+            # timestamp runs up to a second early: it plans whole seconds)
+            F.to_json(
+                F.struct(F.expr("cast(reflect('java.lang.System', 'currentTimeMillis') as long)").alias("t"))
+            ).alias("data"),
+        )
+    )
     reader = spark.readStream.format("kinesis").options(**source_options(sim.endpoint, stream)).load()
     with tempfile.TemporaryDirectory(prefix="bench-agg-cp-") as checkpoints:
-        consumer = (reader.writeStream.foreachBatch(collect).trigger(processingTime="100 milliseconds")
-                    .option("checkpointLocation", f"{checkpoints}/read").start())
+        consumer = (
+            reader.writeStream.foreachBatch(collect)
+            .trigger(processingTime="100 milliseconds")
+            .option("checkpointLocation", f"{checkpoints}/read")
+            .start()
+        )
         producer = None
         try:
             # `latest` is pinned when the reader's first trigger plans: write only once it is past its start.
             wait_for(lambda: str(consumer.status["message"]).startswith("Waiting"), 120, "the reader to start")
-            producer = (produced.writeStream.format("kinesis").options(**source_options(sim.endpoint, stream, **MODES[mode]))
-                        .trigger(processingTime="100 milliseconds").option("checkpointLocation", f"{checkpoints}/write")
-                        .start())
+            producer = (
+                produced.writeStream.format("kinesis")
+                .options(**source_options(sim.endpoint, stream, **MODES[mode]))
+                .trigger(processingTime="100 milliseconds")
+                .option("checkpointLocation", f"{checkpoints}/write")
+                .start()
+            )
             warmup_until[0] = time.time() * 1000 + min(3000.0, seconds * 200)
             deadline = time.monotonic() + seconds
             while time.monotonic() < deadline and producer.exception() is None and consumer.exception() is None:
@@ -139,17 +161,27 @@ def run(spark: Any, sim: Simulator, settings: Settings) -> dict[str, Any]:
         warmup = min(5.0, settings.aggregation_seconds / 3)
         throughput = [_throughput(spark, sim, mode, settings.aggregation_seconds, warmup) for mode in MODES]
         for t in throughput:
-            print(f"  aggregation={t['mode']}: {t['userRecordsPerSecond']:,} user records/s, "
-                  f"{t['userRecordsPerKinesisRecord']} per Kinesis record, {t['throttledFraction']} throttled "
-                  f"({t['windowThrottledFraction']} after {warmup:g} s)",
-                  flush=True)
+            print(
+                f"  aggregation={t['mode']}: {t['userRecordsPerSecond']:,} user records/s, "
+                f"{t['userRecordsPerKinesisRecord']} per Kinesis record, {t['throttledFraction']} throttled "
+                f"({t['windowThrottledFraction']} after {warmup:g} s)",
+                flush=True,
+            )
         latency = [_latency(spark, sim, mode, settings.aggregation_latency_seconds) for mode in MODES]
         for lt in latency:
-            print(f"  aggregation={lt['mode']} at {LATENCY_RATE} rows/s: p50 put→row {lt['ms']['p50']} ms "
-                  f"({lt['measured']} rows)", flush=True)
+            print(
+                f"  aggregation={lt['mode']} at {LATENCY_RATE} rows/s: p50 put→row {lt['ms']['p50']} ms "
+                f"({lt['measured']} rows)",
+                flush=True,
+            )
     finally:
         sim.quotas(False)
     by_mode = {t["mode"]: t for t in throughput}
-    return {"shards": SHARDS, "recordBytes": RECORD_BYTES, "keys": KEYS, "throughput": throughput,
-            "speedup": round(by_mode["kpl"]["userRecordsPerSecond"] / by_mode["none"]["userRecordsPerSecond"], 2),
-            "latency": latency}
+    return {
+        "shards": SHARDS,
+        "recordBytes": RECORD_BYTES,
+        "keys": KEYS,
+        "throughput": throughput,
+        "speedup": round(by_mode["kpl"]["userRecordsPerSecond"] / by_mode["none"]["userRecordsPerSecond"], 2),
+        "latency": latency,
+    }

@@ -44,21 +44,27 @@ def progress_summary(progress: list[dict[str, Any]]) -> dict[str, Any]:
     """Records and batches from the query's progress, and the source metrics the sections report."""
     buffer = _metric_values(progress, "fetchBufferSize")
     prefetched = _metric_values(progress, "totalPrefetchedBytes")
-    return {"records": sum(int(p["numInputRows"]) for p in progress),
-            "batches": sum(1 for p in progress if int(p["numInputRows"]) > 0),
-            "fetchBufferSize": int(buffer[-1]) if buffer else None,
-            "maxTotalPrefetchedBytes": int(max(prefetched)) if prefetched else None,
-            "reReadRanges": int(sum(_metric_values(progress, "reReadRanges"))),
-            "kinesisCalls": int(sum(_metric_values(progress, "kinesisCalls"))),
-            "throttledCalls": int(sum(_metric_values(progress, "throttledCalls")))}
+    return {
+        "records": sum(int(p["numInputRows"]) for p in progress),
+        "batches": sum(1 for p in progress if int(p["numInputRows"]) > 0),
+        "fetchBufferSize": int(buffer[-1]) if buffer else None,
+        "maxTotalPrefetchedBytes": int(max(prefetched)) if prefetched else None,
+        "reReadRanges": int(sum(_metric_values(progress, "reReadRanges"))),
+        "kinesisCalls": int(sum(_metric_values(progress, "kinesisCalls"))),
+        "throttledCalls": int(sum(_metric_values(progress, "throttledCalls"))),
+    }
 
 
-def drain(spark: Any, endpoint: str, stream: str, timeout: float, sample_heap: bool,
-          options: dict[str, str] | None = None) -> dict[str, Any]:
+def drain(
+    spark: Any, endpoint: str, stream: str, timeout: float, sample_heap: bool, options: dict[str, str] | None = None
+) -> dict[str, Any]:
     """The AvailableNow drain, watched every half second (heap samples) until it ends or `timeout` passes."""
     heap = HeapPeaks(spark) if sample_heap else None
-    reader = spark.readStream.format("kinesis").options(
-        **source_options(endpoint, stream, initialPosition="trim_horizon", **(options or {}))).load()
+    reader = (
+        spark.readStream.format("kinesis")
+        .options(**source_options(endpoint, stream, initialPosition="trim_horizon", **(options or {})))
+        .load()
+    )
     used, live, live_max = 0.0, 0.0, 0.0
     live_before = heap.live_mib() if heap is not None else 0.0
     next_live = time.monotonic() + LIVE_SAMPLE_SECONDS
@@ -66,8 +72,12 @@ def drain(spark: Any, endpoint: str, stream: str, timeout: float, sample_heap: b
         if heap is not None:
             heap.reset()
         start = time.monotonic()
-        query = reader.writeStream.format("noop").trigger(availableNow=True).option(
-            "checkpointLocation", checkpoint).start()
+        query = (
+            reader.writeStream.format("noop")
+            .trigger(availableNow=True)
+            .option("checkpointLocation", checkpoint)
+            .start()
+        )
         while query.isActive and time.monotonic() - start < timeout:
             if heap is not None:
                 used, live = max(used, heap.used_mib()), max(live, heap.live_after_gc_mib())
@@ -80,13 +90,22 @@ def drain(spark: Any, endpoint: str, stream: str, timeout: float, sample_heap: b
         seconds = time.monotonic() - start
         failure = query.exception()
         progress = query.recentProgress
-    out: dict[str, Any] = {"completed": finished and failure is None, "timedOut": not finished,
-                           "error": str(failure).splitlines()[0] if failure is not None else None,
-                           "seconds": round(seconds, 1), **progress_summary(progress)}
+    out: dict[str, Any] = {
+        "completed": finished and failure is None,
+        "timedOut": not finished,
+        "error": str(failure).splitlines()[0] if failure is not None else None,
+        "seconds": round(seconds, 1),
+        **progress_summary(progress),
+    }
     if heap is not None:
-        out |= {"maxHeapMiB": round(heap.max_heap / 1024 / 1024, 1), "heapPeakMiB": round(heap.peak_mib(), 1),
-                "heapSampledMaxMiB": round(used, 1), "liveAfterGcMaxMiB": round(live, 1),
-                "liveBeforeMiB": round(live_before, 1), "liveMaxMiB": round(live_max, 1)}
+        out |= {
+            "maxHeapMiB": round(heap.max_heap / 1024 / 1024, 1),
+            "heapPeakMiB": round(heap.peak_mib(), 1),
+            "heapSampledMaxMiB": round(used, 1),
+            "liveAfterGcMaxMiB": round(live, 1),
+            "liveBeforeMiB": round(live_before, 1),
+            "liveMaxMiB": round(live_max, 1),
+        }
     return out
 
 
@@ -99,8 +118,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--driver-memory", default="1g")
     parser.add_argument("--timeout", type=float, default=900.0)
     parser.add_argument("--heap", action="store_true", help="sample the driver's heap pools")
-    parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
-                        help="a source option beyond the defaults (repeatable)")
+    parser.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a source option beyond the defaults (repeatable)",
+    )
     args = parser.parse_args(argv)
     result: dict[str, Any] = {"completed": False, "master": args.master, "driverMemory": args.driver_memory}
     started = time.monotonic()
@@ -141,8 +165,15 @@ def run_child(args: list[str], timeout: float, spark_home: bool = False) -> dict
         command = [sys.executable, "-m", "bench.child", *args, "--out", str(out), "--timeout", str(timeout)]
         started = time.monotonic()
         with log.open("w") as sink:
-            process = subprocess.Popen(command, cwd=REPO, env=child_env(spark_home), stdin=subprocess.DEVNULL,
-                                       stdout=sink, stderr=subprocess.STDOUT, start_new_session=True)
+            process = subprocess.Popen(
+                command,
+                cwd=REPO,
+                env=child_env(spark_home),
+                stdin=subprocess.DEVNULL,
+                stdout=sink,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
             try:
                 code: int | None = process.wait(timeout + 120)
             except subprocess.TimeoutExpired:

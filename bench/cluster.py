@@ -28,19 +28,34 @@ def run(spark: Any, sim: Simulator, settings: Settings) -> dict[str, Any]:
         sdk.write(stream, records, RECORD_BYTES, threads=4)
         stored = sim.stream_counters(stream)
         loads = load()
-        child = run_child(["--endpoint", sim.endpoint, "--stream", stream, "--master", MASTER,
-                           "--driver-memory", "1g"], settings.child_timeout_seconds, spark_home=True)
+        child = run_child(
+            ["--endpoint", sim.endpoint, "--stream", stream, "--master", MASTER, "--driver-memory", "1g"],
+            settings.child_timeout_seconds,
+            spark_home=True,
+        )
         served = sim.stream_counters(stream)
     finally:
         sdk.close()
         sim.delete(stream)
     stored_bytes, served_bytes = int(stored.get("putBytes", 0)), int(served.get("getRecordsBytes", 0))
-    result = {"master": MASTER, "shards": shards, "recordBytes": RECORD_BYTES, "recordsInStream": records,
-              "storedRecords": int(stored.get("putRecords", 0)), "storedBytes": stored_bytes,
-              "servedBytes": served_bytes, "servedRecords": int(served.get("getRecordsRecords", 0)),
-              "getRecordsCalls": int(served.get("getRecordsCalls", 0)),
-              "servedToStored": round(served_bytes / stored_bytes, 4) if stored_bytes else None,
-              "completed": bool(child.get("completed")) and child.get("records") == records, "child": child, **loads}
-    print(f"  {MASTER}, {shards} shards: {'completed' if result['completed'] else 'NOT completed'}, GetRecords "
-          f"served {result['servedToStored']} x the bytes stored", flush=True)
+    result = {
+        "master": MASTER,
+        "shards": shards,
+        "recordBytes": RECORD_BYTES,
+        "recordsInStream": records,
+        "storedRecords": int(stored.get("putRecords", 0)),
+        "storedBytes": stored_bytes,
+        "servedBytes": served_bytes,
+        "servedRecords": int(served.get("getRecordsRecords", 0)),
+        "getRecordsCalls": int(served.get("getRecordsCalls", 0)),
+        "servedToStored": round(served_bytes / stored_bytes, 4) if stored_bytes else None,
+        "completed": bool(child.get("completed")) and child.get("records") == records,
+        "child": child,
+        **loads,
+    }
+    print(
+        f"  {MASTER}, {shards} shards: {'completed' if result['completed'] else 'NOT completed'}, GetRecords "
+        f"served {result['servedToStored']} x the bytes stored",
+        flush=True,
+    )
     return result

@@ -48,26 +48,34 @@ def background_cpu(cpu: ProcessCpu, seconds: float) -> float:
     return (cpu.seconds() - c0) / (time.monotonic() - t0)
 
 
-def timed(cpu: ProcessCpu, read: Callable[[], Rate], background: float, jit: JitCpu | None = None
-          ) -> dict[str, Any]:
+def timed(cpu: ProcessCpu, read: Callable[[], Rate], background: float, jit: JitCpu | None = None) -> dict[str, Any]:
     """One read with the JVM's and this Python process's CPU time around it, and the JIT compilers' part."""
     jvm0, py0, jit0 = cpu.seconds(), time.process_time(), jit.seconds() if jit else 0.0
     rate = read()
     jvm, python = cpu.seconds() - jvm0, time.process_time() - py0
     compiled = (jit.seconds() - jit0) if jit else 0.0
     per_record = 1e6 / rate.records if rate.records else float("nan")
-    return {"records": rate.records, "seconds": round(rate.seconds, 3), "jvmCpuSeconds": round(jvm, 3),
-            "cpuMicrosPerRecord": round(jvm * per_record, 3), "jitCpuSeconds": round(compiled, 3),
-            "withoutJitMicrosPerRecord": round(max(0.0, jvm - compiled) * per_record, 3),
-            "backgroundAdjustedMicrosPerRecord": round(max(0.0, jvm - background * rate.seconds) * per_record, 3),
-            "pythonCpuSeconds": round(python, 3), **load()}
+    return {
+        "records": rate.records,
+        "seconds": round(rate.seconds, 3),
+        "jvmCpuSeconds": round(jvm, 3),
+        "cpuMicrosPerRecord": round(jvm * per_record, 3),
+        "jitCpuSeconds": round(compiled, 3),
+        "withoutJitMicrosPerRecord": round(max(0.0, jvm - compiled) * per_record, 3),
+        "backgroundAdjustedMicrosPerRecord": round(max(0.0, jvm - background * rate.seconds) * per_record, 3),
+        "pythonCpuSeconds": round(python, 3),
+        **load(),
+    }
 
 
-def _contenders(spark: Any, sim: Simulator, sdk: JvmSdk, stream: str, record_bytes: int
-                ) -> dict[str, Callable[[], Rate]]:
+def _contenders(
+    spark: Any, sim: Simulator, sdk: JvmSdk, stream: str, record_bytes: int
+) -> dict[str, Callable[[], Rate]]:
     shard_ids = sim.shard_ids(stream)
-    return {"connector": lambda: connector_drain(spark, sim.endpoint, stream, record_bytes)["rate"],
-            "rawSdk": lambda: sdk.drain(stream, shard_ids, record_bytes)}
+    return {
+        "connector": lambda: connector_drain(spark, sim.endpoint, stream, record_bytes)["rate"],
+        "rawSdk": lambda: sdk.drain(stream, shard_ids, record_bytes),
+    }
 
 
 def warm_up(spark: Any, sim: Simulator, sdk: JvmSdk, records: int) -> None:
@@ -81,8 +89,18 @@ def warm_up(spark: Any, sim: Simulator, sdk: JvmSdk, records: int) -> None:
         sim.delete(stream)
 
 
-def measure(spark: Any, sim: Simulator, sdk: JvmSdk, cpu: ProcessCpu, shards: int, record_bytes: int,
-            records: int, repetitions: int, background: float, jit: JitCpu | None = None) -> dict[str, Any]:
+def measure(
+    spark: Any,
+    sim: Simulator,
+    sdk: JvmSdk,
+    cpu: ProcessCpu,
+    shards: int,
+    record_bytes: int,
+    records: int,
+    repetitions: int,
+    background: float,
+    jit: JitCpu | None = None,
+) -> dict[str, Any]:
     stream = sim.new_stream(shards, "bench-cpu")
     runs: dict[str, list[dict[str, Any]]] = {"connector": [], "rawSdk": []}
     try:
@@ -95,10 +113,12 @@ def measure(spark: Any, sim: Simulator, sdk: JvmSdk, cpu: ProcessCpu, shards: in
         sim.delete(stream)
     out: dict[str, Any] = {"recordBytes": record_bytes, "shards": shards, "recordsInStream": records}
     for name, rs in runs.items():
-        out[name] = {"cpuMicrosPerRecord": median([r["cpuMicrosPerRecord"] for r in rs]),
-                     "withoutJitMicrosPerRecord": median([r["withoutJitMicrosPerRecord"] for r in rs]),
-                     "backgroundAdjustedMicrosPerRecord": median([r["backgroundAdjustedMicrosPerRecord"] for r in rs]),
-                     "runs": rs}
+        out[name] = {
+            "cpuMicrosPerRecord": median([r["cpuMicrosPerRecord"] for r in rs]),
+            "withoutJitMicrosPerRecord": median([r["withoutJitMicrosPerRecord"] for r in rs]),
+            "backgroundAdjustedMicrosPerRecord": median([r["backgroundAdjustedMicrosPerRecord"] for r in rs]),
+            "runs": rs,
+        }
     raw = out["rawSdk"]["cpuMicrosPerRecord"]
     out["ratioToRawSdk"] = round(out["connector"]["cpuMicrosPerRecord"] / raw, 3) if raw else None
     raw_nojit = out["rawSdk"]["withoutJitMicrosPerRecord"]
@@ -113,8 +133,9 @@ PACED_WARMUP_SECONDS = 3.0
 PACED_SECONDS = 12.0
 
 
-def paced_steady(sdk: JvmSdk, cpu: ProcessCpu, jit: JitCpu, stream: str, shard_ids: list[str],
-                 record_bytes: int) -> dict[str, Any]:
+def paced_steady(
+    sdk: JvmSdk, cpu: ProcessCpu, jit: JitCpu, stream: str, shard_ids: list[str], record_bytes: int
+) -> dict[str, Any]:
     """The raw SDK loop paced to the read quota like the connector (`bench.paced.PacedLoop`), from TRIM_HORIZON on
     the same backlog: its CPU per record over a window after a warm-up. The like-for-like baseline of the steady
     figure: both read at the quota, so both pay what a second costs, not only what a record costs."""
@@ -128,13 +149,28 @@ def paced_steady(sdk: JvmSdk, cpu: ProcessCpu, jit: JitCpu, stream: str, shard_i
     finally:
         loop.stop()
     n = max(1, r1 - r0)
-    return {"records": r1 - r0, "seconds": round(t1 - t0, 3), "jvmCpuSeconds": round(c1 - c0, 3),
-            "jitCpuSeconds": round(j1 - j0, 3), "cpuMicrosPerRecord": round((c1 - c0) * 1e6 / n, 3),
-            "withoutJitMicrosPerRecord": round(max(0.0, (c1 - c0) - (j1 - j0)) * 1e6 / n, 3)}
+    return {
+        "records": r1 - r0,
+        "seconds": round(t1 - t0, 3),
+        "jvmCpuSeconds": round(c1 - c0, 3),
+        "jitCpuSeconds": round(j1 - j0, 3),
+        "cpuMicrosPerRecord": round((c1 - c0) * 1e6 / n, 3),
+        "withoutJitMicrosPerRecord": round(max(0.0, (c1 - c0) - (j1 - j0)) * 1e6 / n, 3),
+    }
 
 
-def steady_state(spark: Any, sim: Simulator, sdk: JvmSdk, cpu: ProcessCpu, jit: JitCpu, shards: int,
-                 record_bytes: int, records: int, skip_batches: int, timeout: float = 900) -> dict[str, Any]:
+def steady_state(
+    spark: Any,
+    sim: Simulator,
+    sdk: JvmSdk,
+    cpu: ProcessCpu,
+    jit: JitCpu,
+    shards: int,
+    record_bytes: int,
+    records: int,
+    skip_batches: int,
+    timeout: float = 900,
+) -> dict[str, Any]:
     """A default-trigger query into `noop` over a backlog of `records`: the JVM's CPU (and its JIT compilers')
     from the end of batch `skip_batches` to the batch that reads the last record, per record of the batches in
     between. Prefetching runs ahead of the batches at both ends of the window alike.
@@ -156,8 +192,11 @@ def steady_state(spark: Any, sim: Simulator, sdk: JvmSdk, cpu: ProcessCpu, jit: 
         sdk.write(stream, records, record_bytes, threads=2, even_over=shards)
         shard_ids = sim.shard_ids(stream)
         raw_before = timed(cpu, lambda: sdk.drain(stream, shard_ids, record_bytes), 0.0, jit)
-        reader = spark.readStream.format("kinesis").options(**source_options(sim.endpoint, stream,
-                                                                              initialPosition="trim_horizon")).load()
+        reader = (
+            spark.readStream.format("kinesis")
+            .options(**source_options(sim.endpoint, stream, initialPosition="trim_horizon"))
+            .load()
+        )
         with tempfile.TemporaryDirectory(prefix="bench-cpu-steady-cp-") as checkpoint:
             marks = [(0, cpu.seconds(), jit.seconds(), time.monotonic())]
             query = reader.writeStream.format("noop").option("checkpointLocation", checkpoint).start()
@@ -175,7 +214,7 @@ def steady_state(spark: Any, sim: Simulator, sdk: JvmSdk, cpu: ProcessCpu, jit: 
                         # taken from the recent progress, or the window would wait for records it already read.
                         # (An idle trigger's progress repeats the next batch's id with no rows: never counted.)
                         missed = int(progress["batchId"]) > max(seen, default=-1) + 1
-                        for p in (query.recentProgress if missed else [progress]):
+                        for p in query.recentProgress if missed else [progress]:
                             if int(p["batchId"]) not in seen and int(p["numInputRows"]) > 0:
                                 seen[int(p["batchId"])] = int(p["numInputRows"])
                         marks.append((sum(seen.values()), cpu.seconds(), jit.seconds(), time.monotonic()))
@@ -190,11 +229,19 @@ def steady_state(spark: Any, sim: Simulator, sdk: JvmSdk, cpu: ProcessCpu, jit: 
     last = marks[-1]
     n = last[0] - first[0]
     process, compiled = last[1] - first[1], last[2] - first[2]
-    return {"records": n, "batches": len(marks) - 1, "skippedBatches": min(skip_batches, len(marks) - 2),
-            "seconds": round(last[3] - first[3], 3), "jvmCpuSeconds": round(process, 3),
-            "jitCpuSeconds": round(compiled, 3), "cpuMicrosPerRecord": round(process * 1e6 / n, 3),
-            "withoutJitMicrosPerRecord": round(max(0.0, process - compiled) * 1e6 / n, 3), "pacedSdk": paced,
-            "rawSdkBracket": _bracket(raw_before, raw_after), **load()}
+    return {
+        "records": n,
+        "batches": len(marks) - 1,
+        "skippedBatches": min(skip_batches, len(marks) - 2),
+        "seconds": round(last[3] - first[3], 3),
+        "jvmCpuSeconds": round(process, 3),
+        "jitCpuSeconds": round(compiled, 3),
+        "cpuMicrosPerRecord": round(process * 1e6 / n, 3),
+        "withoutJitMicrosPerRecord": round(max(0.0, process - compiled) * 1e6 / n, 3),
+        "pacedSdk": paced,
+        "rawSdkBracket": _bracket(raw_before, raw_after),
+        **load(),
+    }
 
 
 def _bracket(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
@@ -206,11 +253,17 @@ def _bracket(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
 def _shape_plan(settings: Settings) -> list[tuple[dict[int, int], dict[int, int], bool]]:
     """(shards by record size, steady backlog by record size, judged): the quota-bound shape, and the busy one the
     target judges."""
-    plan = [({size: settings.cpu_shards for size in settings.record_sizes}, settings.cpu_steady_records,
-             settings.cpu_busy_shards <= 0)]
+    plan = [
+        (
+            {size: settings.cpu_shards for size in settings.record_sizes},
+            settings.cpu_steady_records,
+            settings.cpu_busy_shards <= 0,
+        )
+    ]
     if settings.cpu_busy_shards > 0:
-        busy = {size: settings.cpu_busy_shards_by_size.get(size, settings.cpu_busy_shards)
-                for size in settings.record_sizes}
+        busy = {
+            size: settings.cpu_busy_shards_by_size.get(size, settings.cpu_busy_shards) for size in settings.record_sizes
+        }
         plan.append((busy, settings.cpu_busy_steady_records, True))
     return plan
 
@@ -229,10 +282,29 @@ def run(spark: Any, sim: Simulator, settings: Settings) -> dict[str, Any]:
                 for record_bytes in settings.record_sizes:
                     if record_bytes not in steady_records:
                         continue
-                    shape = measure(spark, sim, sdk, cpu, shards[record_bytes], record_bytes,
-                                    settings.cpu_records[record_bytes], settings.repetitions, background, jit)
-                    steady = steady_state(spark, sim, sdk, cpu, jit, shards[record_bytes], record_bytes,
-                                          steady_records[record_bytes], settings.cpu_steady_skip_batches)
+                    shape = measure(
+                        spark,
+                        sim,
+                        sdk,
+                        cpu,
+                        shards[record_bytes],
+                        record_bytes,
+                        settings.cpu_records[record_bytes],
+                        settings.repetitions,
+                        background,
+                        jit,
+                    )
+                    steady = steady_state(
+                        spark,
+                        sim,
+                        sdk,
+                        cpu,
+                        jit,
+                        shards[record_bytes],
+                        record_bytes,
+                        steady_records[record_bytes],
+                        settings.cpu_steady_skip_batches,
+                    )
                     shapes.append(_with_steady(shape, steady, judged))
                     _print(shapes[-1])
     finally:
@@ -248,13 +320,15 @@ def _with_steady(shape: dict[str, Any], steady: dict[str, Any], judged: bool) ->
     raw_nojit = shape["rawSdk"]["withoutJitMicrosPerRecord"]
     shape["steadyRatioWithoutJit"] = round(steady["withoutJitMicrosPerRecord"] / raw_nojit, 3) if raw_nojit else None
     bracket_nojit = steady["rawSdkBracket"]["withoutJitMicrosPerRecord"]
-    shape["steadyRatioToBracketWithoutJit"] = (round(steady["withoutJitMicrosPerRecord"] / bracket_nojit, 3)
-                                               if bracket_nojit else None)
+    shape["steadyRatioToBracketWithoutJit"] = (
+        round(steady["withoutJitMicrosPerRecord"] / bracket_nojit, 3) if bracket_nojit else None
+    )
     # A paced loop that read nothing in its window has no CPU per record (seen at 1 KiB x 128 shards: 0.0, not a
     # ratio): None, and the summary says why.
     paced_nojit = steady["pacedSdk"]["withoutJitMicrosPerRecord"] if steady["pacedSdk"]["records"] > 0 else None
-    shape["steadyRatioToPacedWithoutJit"] = (round(steady["withoutJitMicrosPerRecord"] / paced_nojit, 3)
-                                             if paced_nojit else None)
+    shape["steadyRatioToPacedWithoutJit"] = (
+        round(steady["withoutJitMicrosPerRecord"] / paced_nojit, 3) if paced_nojit else None
+    )
     rate = steady["records"] / steady["seconds"] if steady["seconds"] else 0.0
     quota = shape["shards"] * READ_QUOTA_BYTES / quota_bytes_per_record(shape["recordBytes"])
     shape["steadyRecordsPerSecond"] = round(rate)
@@ -264,14 +338,16 @@ def _with_steady(shape: dict[str, Any], steady: dict[str, Any], judged: bool) ->
 
 def _print(shape: dict[str, Any]) -> None:
     steady = shape["connectorSteady"]
-    print(f"  CPU per record {shape['recordBytes']} B x {shape['shards']} shard(s): connector "
-          f"{shape['connector']['cpuMicrosPerRecord']} us, raw SDK {shape['rawSdk']['cpuMicrosPerRecord']}"
-          f" us, ratio {shape['ratioToRawSdk']} (JIT compilers' CPU left out: {shape['ratioWithoutJit']});"
-          f" steady state {steady['cpuMicrosPerRecord']} us, without JIT {steady['withoutJitMicrosPerRecord']}"
-          f" us, ratio {shape['steadyRatioWithoutJit']} at {shape['fractionOfReadQuota']} of the read quota; raw SDK"
-          f" on the same backlog without JIT {steady['rawSdkBracket']['withoutJitMicrosPerRecord']} us, ratio"
-          f" {shape['steadyRatioToBracketWithoutJit']}; paced"
-          f" SDK loop without JIT {steady['pacedSdk']['withoutJitMicrosPerRecord']} us, ratio"
-          f" {shape['steadyRatioToPacedWithoutJit']}"
-          f"{' (the paced loop read nothing in its window)' if steady['pacedSdk']['records'] == 0 else ''}",
-          flush=True)
+    print(
+        f"  CPU per record {shape['recordBytes']} B x {shape['shards']} shard(s): connector "
+        f"{shape['connector']['cpuMicrosPerRecord']} us, raw SDK {shape['rawSdk']['cpuMicrosPerRecord']}"
+        f" us, ratio {shape['ratioToRawSdk']} (JIT compilers' CPU left out: {shape['ratioWithoutJit']});"
+        f" steady state {steady['cpuMicrosPerRecord']} us, without JIT {steady['withoutJitMicrosPerRecord']}"
+        f" us, ratio {shape['steadyRatioWithoutJit']} at {shape['fractionOfReadQuota']} of the read quota; raw SDK"
+        f" on the same backlog without JIT {steady['rawSdkBracket']['withoutJitMicrosPerRecord']} us, ratio"
+        f" {shape['steadyRatioToBracketWithoutJit']}; paced"
+        f" SDK loop without JIT {steady['pacedSdk']['withoutJitMicrosPerRecord']} us, ratio"
+        f" {shape['steadyRatioToPacedWithoutJit']}"
+        f"{' (the paced loop read nothing in its window)' if steady['pacedSdk']['records'] == 0 else ''}",
+        flush=True,
+    )

@@ -128,27 +128,86 @@ class Settings:
     @classmethod
     def for_mode(cls, mode: str, repetitions: int | None = None) -> Settings:
         if mode == "smoke":
-            s = cls(mode=mode, repetitions=1, read_shards=[1], record_sizes=[100], read_records={100: 400},
-                    write_records={100: 400}, write_warmups=1, write_repetitions=1, boto3_seconds=1.0, quota_shards=[1], quota_seconds=2.0,
-                    latency_seconds=3.0, latency_rate=50, fanout_seconds=1.0,
-                    realtime_rates=[50], realtime_modes=["polling"], realtime_seconds=3.0, scale_shards=[10], scale_seconds=4.0,
-                    aggregation_seconds=0.5, aggregation_latency_seconds=4.0,
-                    sink_quota_quick=True, paced_shards=[1], paced_seconds=2.0, cpu_shards=1,
-                    cpu_records={100: 2_000}, cpu_warmup_records=500, cpu_steady_records={100: 3_000},
-                    cpu_steady_skip_batches=0, cpu_busy_shards=0, cpu_busy_shards_by_size={}, many_shards=10, many_idle_seconds=3.0, many_steady_idle_after=0.0,
-                    many_traffic_seconds=4.0, many_steady_traffic_after=4.0, memory_shards=4, memory_mib_per_shard=1, cluster_shards=2,
-                    cluster_records=2_000, child_timeout_seconds=300.0)
+            s = cls(
+                mode=mode,
+                repetitions=1,
+                read_shards=[1],
+                record_sizes=[100],
+                read_records={100: 400},
+                write_records={100: 400},
+                write_warmups=1,
+                write_repetitions=1,
+                boto3_seconds=1.0,
+                quota_shards=[1],
+                quota_seconds=2.0,
+                latency_seconds=3.0,
+                latency_rate=50,
+                fanout_seconds=1.0,
+                realtime_rates=[50],
+                realtime_modes=["polling"],
+                realtime_seconds=3.0,
+                scale_shards=[10],
+                scale_seconds=4.0,
+                aggregation_seconds=0.5,
+                aggregation_latency_seconds=4.0,
+                sink_quota_quick=True,
+                paced_shards=[1],
+                paced_seconds=2.0,
+                cpu_shards=1,
+                cpu_records={100: 2_000},
+                cpu_warmup_records=500,
+                cpu_steady_records={100: 3_000},
+                cpu_steady_skip_batches=0,
+                cpu_busy_shards=0,
+                cpu_busy_shards_by_size={},
+                many_shards=10,
+                many_idle_seconds=3.0,
+                many_steady_idle_after=0.0,
+                many_traffic_seconds=4.0,
+                many_steady_traffic_after=4.0,
+                memory_shards=4,
+                memory_mib_per_shard=1,
+                cluster_shards=2,
+                cluster_records=2_000,
+                child_timeout_seconds=300.0,
+            )
         elif mode == "quick":
-            s = cls(mode=mode, repetitions=1, read_shards=[1, 4], read_records={100: 100_000, 1024: 25_000},
-                    write_records={100: 100_000, 1024: 30_000}, write_warmups=1, write_repetitions=1, boto3_seconds=4.0, quota_shards=[2],
-                    quota_seconds=15.0, latency_seconds=10.0, fanout_seconds=8.0, realtime_seconds=10.0, scale_shards=[10, 100],
-                    aggregation_seconds=5.0, aggregation_latency_seconds=10.0,
-                    scale_seconds=25.0,
-                    sink_quota_quick=True, paced_shards=[1, 4], cpu_shards=4,
-                    cpu_records={100: 300_000, 1024: 60_000}, cpu_steady_records={100: 600_000, 1024: 100_000},
-                    cpu_busy_shards=16, cpu_busy_shards_by_size={}, cpu_busy_steady_records={100: 1_500_000, 1024: 200_000}, many_shards=100, many_idle_seconds=10.0, many_steady_idle_after=0.0,
-                    many_traffic_seconds=15.0, many_steady_traffic_after=0.0, memory_shards=8, memory_mib_per_shard=4, cluster_records=40_000,
-                    child_timeout_seconds=600.0)
+            s = cls(
+                mode=mode,
+                repetitions=1,
+                read_shards=[1, 4],
+                read_records={100: 100_000, 1024: 25_000},
+                write_records={100: 100_000, 1024: 30_000},
+                write_warmups=1,
+                write_repetitions=1,
+                boto3_seconds=4.0,
+                quota_shards=[2],
+                quota_seconds=15.0,
+                latency_seconds=10.0,
+                fanout_seconds=8.0,
+                realtime_seconds=10.0,
+                scale_shards=[10, 100],
+                aggregation_seconds=5.0,
+                aggregation_latency_seconds=10.0,
+                scale_seconds=25.0,
+                sink_quota_quick=True,
+                paced_shards=[1, 4],
+                cpu_shards=4,
+                cpu_records={100: 300_000, 1024: 60_000},
+                cpu_steady_records={100: 600_000, 1024: 100_000},
+                cpu_busy_shards=16,
+                cpu_busy_shards_by_size={},
+                cpu_busy_steady_records={100: 1_500_000, 1024: 200_000},
+                many_shards=100,
+                many_idle_seconds=10.0,
+                many_steady_idle_after=0.0,
+                many_traffic_seconds=15.0,
+                many_steady_traffic_after=0.0,
+                memory_shards=8,
+                memory_mib_per_shard=4,
+                cluster_records=40_000,
+                child_timeout_seconds=600.0,
+            )
         else:
             s = cls()
         if repetitions is not None:
@@ -157,6 +216,7 @@ class Settings:
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready: record-size keys become strings."""
+
         def json_keys(value: Any) -> Any:
             if isinstance(value, dict) and all(isinstance(k, int) for k in value):
                 return {str(k): v for k, v in value.items()}
@@ -181,10 +241,17 @@ def median(values: list[float]) -> float:
 def boto3_client(endpoint: str, max_pool: int = 32) -> Any:
     """What a Python user writes by hand: boto3 with its standard retries (throttling included)."""
     return boto3.client(
-        "kinesis", endpoint_url=endpoint, region_name=REGION,
-        aws_access_key_id="test", aws_secret_access_key="test",
-        config=Config(retries={"max_attempts": 10, "mode": "standard"}, max_pool_connections=max_pool,
-                      connect_timeout=5, read_timeout=60),
+        "kinesis",
+        endpoint_url=endpoint,
+        region_name=REGION,
+        aws_access_key_id="test",
+        aws_secret_access_key="test",
+        config=Config(
+            retries={"max_attempts": 10, "mode": "standard"},
+            max_pool_connections=max_pool,
+            connect_timeout=5,
+            read_timeout=60,
+        ),
     )
 
 
@@ -202,8 +269,14 @@ class Simulator:
     def new_stream(self, shards: int, prefix: str = "bench") -> str:
         name = f"{prefix}-{shards}-{uuid.uuid4().hex[:8]}"
         self.client.create_stream(StreamName=name, ShardCount=shards)
-        wait_for(lambda: self.client.describe_stream_summary(StreamName=name)["StreamDescriptionSummary"]
-                 ["StreamStatus"] == "ACTIVE", 60, f"stream {name} to be ACTIVE")
+        wait_for(
+            lambda: (
+                self.client.describe_stream_summary(StreamName=name)["StreamDescriptionSummary"]["StreamStatus"]
+                == "ACTIVE"
+            ),
+            60,
+            f"stream {name} to be ACTIVE",
+        )
         return name
 
     def shards(self, stream: str) -> list[dict[str, Any]]:
@@ -256,10 +329,15 @@ def session_builder(master: str = "local[2]", app: str = "spark-kinesis-bench", 
     # An editable install (a path hook) mypy cannot follow; with MYPYPATH=python it can.
     from pyspark_kinesis import configure_spark  # type: ignore[import-not-found, unused-ignore]
 
-    builder = (SparkSession.builder.master(master).appName(app).config("spark.ui.enabled", "false")
-               .config("spark.sql.shuffle.partitions", "2").config("spark.ui.showConsoleProgress", "false")
-               .config("spark.driver.memory", driver_memory)
-               .config("spark.sql.streaming.numRecentProgressUpdates", RECENT_PROGRESS))
+    builder = (
+        SparkSession.builder.master(master)
+        .appName(app)
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.driver.memory", driver_memory)
+        .config("spark.sql.streaming.numRecentProgressUpdates", RECENT_PROGRESS)
+    )
     return configure_spark(builder)
 
 
@@ -316,10 +394,16 @@ def _commit() -> str:
     import subprocess
 
     try:
-        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True,
-                              check=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=REPO,
-                               capture_output=True, text=True, check=True).stdout.strip()
+        head = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True, check=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
     return head + (" with uncommitted changes" if dirty else "")
@@ -333,11 +417,16 @@ def load() -> dict[str, float]:
 def machine(spark: Any | None = None) -> dict[str, Any]:
     """The machine and versions a result was measured on; load is sampled again around each benchmark."""
     info: dict[str, Any] = {
-        "cpuCount": os.cpu_count(), "cpuModel": _cpu_model(), "memoryGiB": _memory_gib(),
-        "platform": platform.platform(), "python": platform.python_version(),
+        "cpuCount": os.cpu_count(),
+        "cpuModel": _cpu_model(),
+        "memoryGiB": _memory_gib(),
+        "platform": platform.platform(),
+        "python": platform.python_version(),
         "connector": _sbt_value("version.sbt", r'version := "([^"]+)"'),
         "awsSdkJava": _sbt_value("project/Dependencies.scala", r'awsSdkVersion = "([^"]+)"'),
-        "boto3": boto3.__version__, "commit": _commit(), **{f"{k}AtStart": v for k, v in load().items()},
+        "boto3": boto3.__version__,
+        "commit": _commit(),
+        **{f"{k}AtStart": v for k, v in load().items()},
     }
     if spark is not None:
         info["spark"] = spark.version

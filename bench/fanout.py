@@ -34,7 +34,9 @@ def _latency(spark: Any, sim: Simulator, settings: Settings) -> list[dict[str, A
     return runs
 
 
-def _drain(spark: Any, sim: Simulator, stream: str, mode: str, total_bytes: int, timeout: float) -> list[dict[str, Any]]:
+def _drain(
+    spark: Any, sim: Simulator, stream: str, mode: str, total_bytes: int, timeout: float
+) -> list[dict[str, Any]]:
     """READERS queries at once from the stream's trim horizon; each one's byte rate between 10 % and 90 %."""
     progress: list[list[tuple[float, int]]] = [[] for _ in range(READERS)]
     started = [0.0] * READERS
@@ -46,6 +48,7 @@ def _drain(spark: Any, sim: Simulator, stream: str, mode: str, total_bytes: int,
             with lock:
                 before = progress[i][-1][1] if progress[i] else 0
                 progress[i].append((time.monotonic(), before + int(got)))
+
         return collect
 
     queries = []
@@ -57,10 +60,17 @@ def _drain(spark: Any, sim: Simulator, stream: str, mode: str, total_bytes: int,
                     options["consumerName"] = f"bench-{i}"
                 df = spark.readStream.format("kinesis").options(**options).load()
                 started[i] = time.monotonic()
-                queries.append(df.writeStream.foreachBatch(collector(i))
-                               .option("checkpointLocation", f"{checkpoints}/{i}").start())
-            wait_for(lambda: all(p and p[-1][1] >= total_bytes for p in progress) or
-                     any(q.exception() is not None for q in queries), timeout, f"{mode}: every reader to drain")
+                queries.append(
+                    df.writeStream.foreachBatch(collector(i)).option("checkpointLocation", f"{checkpoints}/{i}").start()
+                )
+            wait_for(
+                lambda: (
+                    all(p and p[-1][1] >= total_bytes for p in progress)
+                    or any(q.exception() is not None for q in queries)
+                ),
+                timeout,
+                f"{mode}: every reader to drain",
+            )
             failure = next((q.exception() for q in queries if q.exception() is not None), None)
         finally:
             for q in queries:
@@ -95,13 +105,22 @@ def _throughput(spark: Any, sim: Simulator, settings: Settings) -> dict[str, Any
         for mode in MODES:
             readers = _drain(spark, sim, stream, mode, total, settings.fanout_seconds * 10 + 120)
             modes[mode] = readers
-            print(f"  fan-out throughput, {mode}, {READERS} readers: per shard "
-                  f"{[r['perShardFractionOfQuota'] for r in readers]} of 2 MiB/s each", flush=True)
+            print(
+                f"  fan-out throughput, {mode}, {READERS} readers: per shard "
+                f"{[r['perShardFractionOfQuota'] for r in readers]} of 2 MiB/s each",
+                flush=True,
+            )
     finally:
         sdk.close()
         sim.delete(stream)
-    return {"shards": SHARDS, "recordBytes": RECORD_BYTES, "readers": READERS, "bytesPerShard": per_shard,
-            "modes": modes, **loads}
+    return {
+        "shards": SHARDS,
+        "recordBytes": RECORD_BYTES,
+        "readers": READERS,
+        "bytesPerShard": per_shard,
+        "modes": modes,
+        **loads,
+    }
 
 
 def run(spark: Any, sim: Simulator, settings: Settings) -> dict[str, Any]:

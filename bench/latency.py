@@ -33,8 +33,10 @@ def _writer(sim: Simulator, stream: str, rate: int, seconds: float, sent: list[i
     n = 0
     while not stop.is_set() and time.monotonic() - start < seconds:
         stamp = time.time()
-        records = [{"PartitionKey": f"k{n}-{i}", "Data": json.dumps({"t": stamp, "n": n, "i": i}).encode()}
-                   for i in range(BATCH)]
+        records = [
+            {"PartitionKey": f"k{n}-{i}", "Data": json.dumps({"t": stamp, "n": n, "i": i}).encode()}
+            for i in range(BATCH)
+        ]
         while records:
             response = sim.client.put_records(StreamName=stream, Records=records)
             records = [r for r, res in zip(records, response["Records"]) if "ErrorCode" in res]
@@ -43,8 +45,9 @@ def _writer(sim: Simulator, stream: str, rate: int, seconds: float, sent: list[i
         stop.wait(max(0.0, start + n * interval - time.monotonic()))
 
 
-def measure(spark: Any, sim: Simulator, trigger: str | None, seconds: float, rate: int,
-            options: dict[str, str] | None = None) -> dict[str, Any]:
+def measure(
+    spark: Any, sim: Simulator, trigger: str | None, seconds: float, rate: int, options: dict[str, str] | None = None
+) -> dict[str, Any]:
     stream = sim.new_stream(SHARDS, "bench-latency")
     latencies: list[float] = []
     arrived = [0]
@@ -62,7 +65,9 @@ def measure(spark: Any, sim: Simulator, trigger: str | None, seconds: float, rat
                 if stamp >= t0[0] + warmup:  # the first seconds warm the JIT and the connections up
                     latencies.append((now - stamp) * 1000)
 
-    reader = spark.readStream.format("kinesis").options(**source_options(sim.endpoint, stream, **(options or {}))).load()
+    reader = (
+        spark.readStream.format("kinesis").options(**source_options(sim.endpoint, stream, **(options or {}))).load()
+    )
     with tempfile.TemporaryDirectory(prefix="bench-latency-cp-") as checkpoint:
         writer = reader.writeStream.foreachBatch(collect).option("checkpointLocation", checkpoint)
         if trigger is not None:
@@ -86,9 +91,15 @@ def measure(spark: Any, sim: Simulator, trigger: str | None, seconds: float, rat
     sim.delete(stream)
     if failure is not None:
         raise RuntimeError(f"latency query failed: {failure}")
-    return {"trigger": trigger or "default", "recordsSent": sent[0], "recordsArrived": arrived[0],
-            "measured": len(latencies), "ms": _percentiles(latencies),
-            "samplesMs": [round(v, 1) for v in latencies], **loads}
+    return {
+        "trigger": trigger or "default",
+        "recordsSent": sent[0],
+        "recordsArrived": arrived[0],
+        "measured": len(latencies),
+        "ms": _percentiles(latencies),
+        "samplesMs": [round(v, 1) for v in latencies],
+        **loads,
+    }
 
 
 def run(spark: Any, sim: Simulator, settings: Settings) -> dict[str, Any]:
@@ -97,7 +108,14 @@ def run(spark: Any, sim: Simulator, settings: Settings) -> dict[str, Any]:
     for name, trigger in TRIGGERS.items():
         result = measure(spark, sim, trigger, settings.latency_seconds, settings.latency_rate)
         runs.append({"name": name, **result})
-        print(f"  latency, {name} trigger: p50 {result['ms']['p50']} ms, p95 {result['ms']['p95']} ms, "
-              f"p99 {result['ms']['p99']} ms", flush=True)
-    return {"shards": SHARDS, "recordsPerSecond": settings.latency_rate, "seconds": settings.latency_seconds,
-            "runs": runs}
+        print(
+            f"  latency, {name} trigger: p50 {result['ms']['p50']} ms, p95 {result['ms']['p95']} ms, "
+            f"p99 {result['ms']['p99']} ms",
+            flush=True,
+        )
+    return {
+        "shards": SHARDS,
+        "recordsPerSecond": settings.latency_rate,
+        "seconds": settings.latency_seconds,
+        "runs": runs,
+    }

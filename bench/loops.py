@@ -61,17 +61,25 @@ class Rate:
 
 
 def rate_dict(rate: Rate) -> dict[str, Any]:
-    return {"records": rate.records, "seconds": round(rate.seconds, 3),
-            "recordsPerSecond": round(rate.records_per_second, 1), "mibPerSecond": round(rate.mib_per_second, 2)}
+    return {
+        "records": rate.records,
+        "seconds": round(rate.seconds, 3),
+        "recordsPerSecond": round(rate.records_per_second, 1),
+        "mibPerSecond": round(rate.mib_per_second, 2),
+    }
 
 
 def compare(reps: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
     """The contenders' repetitions ("connector", "rawSdk", "boto3") as medians, and the connector's ratio to the
     raw SDK loop: the figure the targets are about."""
     out: dict[str, Any] = {
-        name: {"recordsPerSecond": round(median([r["recordsPerSecond"] for r in runs]), 1),
-               "mibPerSecond": round(median([r["mibPerSecond"] for r in runs]), 2), "runs": runs}
-        for name, runs in reps.items()}
+        name: {
+            "recordsPerSecond": round(median([r["recordsPerSecond"] for r in runs]), 1),
+            "mibPerSecond": round(median([r["mibPerSecond"] for r in runs]), 2),
+            "runs": runs,
+        }
+        for name, runs in reps.items()
+    }
     raw = out["rawSdk"]["recordsPerSecond"]
     out["ratioToRawSdk"] = round(out["connector"]["recordsPerSecond"] / raw, 3) if raw else None
     return out
@@ -89,13 +97,19 @@ class JvmSdk:
         self._classes: dict[str, Any] = {}
         sdk = self.sdk
         credentials = sdk("auth.credentials.StaticCredentialsProvider").create(
-            sdk("auth.credentials.AwsBasicCredentials").create("test", "test"))
+            sdk("auth.credentials.AwsBasicCredentials").create("test", "test")
+        )
         # builder().build() is an interface default method py4j cannot see; create() has 50 connections
         http = sdk("http.apache5.Apache5HttpClient").create()
-        self.client = (sdk("services.kinesis.KinesisClient").builder()
-                       .endpointOverride(self.jvm.java.net.URI.create(endpoint))
-                       .region(sdk("regions.Region").of(REGION)).credentialsProvider(credentials)
-                       .httpClient(http).build())
+        self.client = (
+            sdk("services.kinesis.KinesisClient")
+            .builder()
+            .endpointOverride(self.jvm.java.net.URI.create(endpoint))
+            .region(sdk("regions.Region").of(REGION))
+            .credentialsProvider(credentials)
+            .httpClient(http)
+            .build()
+        )
         # The first call loads and JIT-compiles the SDK's request path; no measured loop should pay for it.
         self.client.listStreams()
 
@@ -160,15 +174,22 @@ class JvmSdk:
 
     # --- reading -------------------------------------------------------------------------------------------------
     def trim_horizon_iterator(self, stream: str, shard_id: str) -> Any:
-        request = (self.model("GetShardIteratorRequest").builder().streamName(stream)
-                   .shardId(shard_id).shardIteratorType("TRIM_HORIZON").build())
+        request = (
+            self.model("GetShardIteratorRequest")
+            .builder()
+            .streamName(stream)
+            .shardId(shard_id)
+            .shardIteratorType("TRIM_HORIZON")
+            .build()
+        )
         return self.client.getShardIterator(request).shardIterator()
 
     def get_records(self, iterator: Any) -> Any:
         """One GetRecords of up to 10,000 records: about ten py4j round trips with the caller's reading of the
         response, whatever the number of records it carries."""
         return self.client.getRecords(
-            self.model("GetRecordsRequest").builder().shardIterator(iterator).limit(FETCH_LIMIT).build())
+            self.model("GetRecordsRequest").builder().shardIterator(iterator).limit(FETCH_LIMIT).build()
+        )
 
     def drain(self, stream: str, shard_ids: list[str], record_bytes: int, threads: int = 4) -> Rate:
         """GetRecords (Limit 10,000) over every shard from TRIM_HORIZON to the tip, shards spread over threads."""
@@ -197,8 +218,9 @@ def boto3_drain(client: Any, stream: str, shard_ids: list[str], record_bytes: in
     start = time.perf_counter()
     deadline = start + max_seconds
     for shard in shard_ids:
-        iterator = client.get_shard_iterator(StreamName=stream, ShardId=shard,
-                                             ShardIteratorType="TRIM_HORIZON")["ShardIterator"]
+        iterator = client.get_shard_iterator(StreamName=stream, ShardId=shard, ShardIteratorType="TRIM_HORIZON")[
+            "ShardIterator"
+        ]
         while iterator and time.perf_counter() < deadline:
             response = client.get_records(ShardIterator=iterator, Limit=FETCH_LIMIT)
             records += len(response["Records"])

@@ -45,14 +45,18 @@ def _cpu_fraction(cpu: ProcessCpu, jit: JitCpu, seconds: float) -> dict[str, flo
     time.sleep(seconds)  # the observation window
     wall = time.monotonic() - t0
     used = cpu.seconds() - c0
-    return {"wallSeconds": round(wall, 2), "cpuSeconds": round(used, 3), "fractionOfOneCore": round(used / wall, 4),
-            "jitFractionOfOneCore": round((jit.seconds() - j0) / wall, 4)}
+    return {
+        "wallSeconds": round(wall, 2),
+        "cpuSeconds": round(used, 3),
+        "fractionOfOneCore": round(used / wall, 4),
+        "jitFractionOfOneCore": round((jit.seconds() - j0) / wall, 4),
+    }
 
 
 def _put(sim: Simulator, stream: str, records: list[dict[str, Any]]) -> None:
     """PutRecords in requests of at most 500, resending what failed (a write quota refusal) until all are in."""
     for i in range(0, len(records), PUT_BATCH):
-        batch = records[i:i + PUT_BATCH]
+        batch = records[i : i + PUT_BATCH]
         while batch:
             response = sim.client.put_records(StreamName=stream, Records=batch)
             batch = [r for r, res in zip(batch, response["Records"]) if "ErrorCode" in res]
@@ -60,8 +64,9 @@ def _put(sim: Simulator, stream: str, records: list[dict[str, Any]]) -> None:
                 time.sleep(0.05)  # refused by the write quota: give the shard's bucket a moment
 
 
-def _traffic(sim: Simulator, stream: str, hash_keys: list[str], seconds: float, sent: list[int],
-             stop: threading.Event) -> None:
+def _traffic(
+    sim: Simulator, stream: str, hash_keys: list[str], seconds: float, sent: list[int], stop: threading.Event
+) -> None:
     """Every shard one record a second; slice k of each second sends to the shards whose index is k modulo 10,
     paced by the clock (a late slice is sent at once, not skipped)."""
     interval = 1.0 / SLICES_PER_SECOND
@@ -69,9 +74,11 @@ def _traffic(sim: Simulator, stream: str, hash_keys: list[str], seconds: float, 
     n = 0
     while not stop.is_set() and time.monotonic() - start < seconds:
         stamp = time.time()
-        records = [{"PartitionKey": f"s{i}", "ExplicitHashKey": key,
-                    "Data": json.dumps({"t": stamp, "s": i}).encode()}
-                   for i, key in enumerate(hash_keys) if i % SLICES_PER_SECOND == n % SLICES_PER_SECOND]
+        records = [
+            {"PartitionKey": f"s{i}", "ExplicitHashKey": key, "Data": json.dumps({"t": stamp, "s": i}).encode()}
+            for i, key in enumerate(hash_keys)
+            if i % SLICES_PER_SECOND == n % SLICES_PER_SECOND
+        ]
         _put(sim, stream, records)
         sent[0] += len(records)
         n += 1
@@ -113,8 +120,10 @@ def _calls_per_minute(before: dict[str, Any], after: dict[str, Any], seconds: fl
     def calls(op: str) -> int:
         return int(after.get(op, {}).get("calls", 0)) - int(before.get(op, {}).get("calls", 0))
 
-    return {f"{op[0].lower()}{op[1:]}PerMinute": round(calls(op) / seconds * 60, 1)
-            for op in ("GetRecords", "ListShards", "GetShardIterator", "DescribeStreamSummary")}
+    return {
+        f"{op[0].lower()}{op[1:]}PerMinute": round(calls(op) / seconds * 60, 1)
+        for op in ("GetRecords", "ListShards", "GetShardIterator", "DescribeStreamSummary")
+    }
 
 
 def idle_phase(sim: Simulator, stream: str, query: Any, cpu: ProcessCpu, jit: JitCpu, seconds: float) -> dict[str, Any]:
@@ -123,10 +132,15 @@ def idle_phase(sim: Simulator, stream: str, query: Any, cpu: ProcessCpu, jit: Ji
     loads = load()
     window = _cpu_fraction(cpu, jit, seconds)
     progress = _progress_since(query, started_ms)
-    return {"triggers": len(progress), "batches": sum(1 for p in progress if int(p["numInputRows"]) > 0),
-            "triggerExecutionMs": _durations(progress, "triggerExecution"),
-            "latestOffsetMs": _durations(progress, "latestOffset"), "cpu": window,
-            **_calls_per_minute(before, sim.stream_counters(stream)["operations"], window["wallSeconds"]), **loads}
+    return {
+        "triggers": len(progress),
+        "batches": sum(1 for p in progress if int(p["numInputRows"]) > 0),
+        "triggerExecutionMs": _durations(progress, "triggerExecution"),
+        "latestOffsetMs": _durations(progress, "latestOffset"),
+        "cpu": window,
+        **_calls_per_minute(before, sim.stream_counters(stream)["operations"], window["wallSeconds"]),
+        **loads,
+    }
 
 
 class _Mark:
@@ -139,20 +153,32 @@ class _Mark:
         self.mono = time.monotonic()
 
 
-def _traffic_window(arrivals: _Arrivals, opened: _Mark, closed: _Mark, progress: list[dict[str, Any]],
-                    measure_from: float) -> dict[str, Any]:
+def _traffic_window(
+    arrivals: _Arrivals, opened: _Mark, closed: _Mark, progress: list[dict[str, Any]], measure_from: float
+) -> dict[str, Any]:
     """What one window of the traffic phase measured: latencies of the records sent in it from `measure_from`."""
     seconds = closed.mono - opened.mono
     latencies = arrivals.sent_between(measure_from, closed.wall)
-    return {"measured": len(latencies), "ms": _percentiles(latencies),
-            "batches": sum(1 for p in progress if int(p["numInputRows"]) > 0),
-            "triggerExecutionMs": _durations(progress, "triggerExecution"),
-            "jitFractionOfOneCore": round((closed.jit - opened.jit) / seconds, 4),
-            **_calls_per_minute(opened.calls, closed.calls, seconds)}
+    return {
+        "measured": len(latencies),
+        "ms": _percentiles(latencies),
+        "batches": sum(1 for p in progress if int(p["numInputRows"]) > 0),
+        "triggerExecutionMs": _durations(progress, "triggerExecution"),
+        "jitFractionOfOneCore": round((closed.jit - opened.jit) / seconds, 4),
+        **_calls_per_minute(opened.calls, closed.calls, seconds),
+    }
 
 
-def traffic_phase(sim: Simulator, stream: str, query: Any, arrivals: _Arrivals, hash_keys: list[str],
-                  seconds: float, jit: JitCpu, steady_after: float = 0.0) -> dict[str, Any]:
+def traffic_phase(
+    sim: Simulator,
+    stream: str,
+    query: Any,
+    arrivals: _Arrivals,
+    hash_keys: list[str],
+    seconds: float,
+    jit: JitCpu,
+    steady_after: float = 0.0,
+) -> dict[str, Any]:
     """A record per shard per second for `seconds`, or for `steady_after + seconds` with a second window at the
     end (`steady`). Each window's progress is read as it ends: Spark keeps only the last hundred."""
     warmup = min(5.0, seconds / 4)  # the first seconds plan the first batches over every shard
@@ -169,8 +195,12 @@ def traffic_phase(sim: Simulator, stream: str, query: Any, arrivals: _Arrivals, 
         opened = _Mark(sim, stream, jit) if begin > 0 else start
         stop.wait(max(0.0, start.mono + end - time.monotonic()))  # the window
         closed = _Mark(sim, stream, jit)
-        windows[name] = (opened, closed, _progress_since(query, opened.wall * 1000),
-                         opened.wall + (warmup if begin == 0 else 0.0))
+        windows[name] = (
+            opened,
+            closed,
+            _progress_since(query, opened.wall * 1000),
+            opened.wall + (warmup if begin == 0 else 0.0),
+        )
     writer.join(60)
     stop.set()
     try:  # a record that never arrives is reported as missing, not waited for forever
@@ -179,15 +209,28 @@ def traffic_phase(sim: Simulator, stream: str, query: Any, arrivals: _Arrivals, 
         pass
     measured = {name: _traffic_window(arrivals, *w) for name, w in windows.items()}
     arrived = arrivals.arrived
-    out = {"recordsSent": sent[0], "recordsArrived": arrived, "recordsMissing": max(0, sent[0] - arrived),
-           "recordsPerSecond": len(hash_keys), **measured["first"], **loads}
+    out = {
+        "recordsSent": sent[0],
+        "recordsArrived": arrived,
+        "recordsMissing": max(0, sent[0] - arrived),
+        "recordsPerSecond": len(hash_keys),
+        **measured["first"],
+        **loads,
+    }
     if "steady" in measured:
         out["steady"] = {"secondsAfterStart": steady_after, **measured["steady"]}
     return out
 
 
-def measure(spark: Any, sim: Simulator, shards: int, idle_seconds: float, traffic_seconds: float,
-            steady_after: float = 0.0, steady_traffic_after: float = 0.0) -> dict[str, Any]:
+def measure(
+    spark: Any,
+    sim: Simulator,
+    shards: int,
+    idle_seconds: float,
+    traffic_seconds: float,
+    steady_after: float = 0.0,
+    steady_traffic_after: float = 0.0,
+) -> dict[str, Any]:
     cpu, jit = ProcessCpu(spark), JitCpu(spark)
     stream = sim.new_stream(shards, "bench-many")
     arrivals = _Arrivals()
@@ -199,8 +242,11 @@ def measure(spark: Any, sim: Simulator, shards: int, idle_seconds: float, traffi
             start = time.monotonic()
             query = reader.writeStream.foreachBatch(arrivals.collect).option("checkpointLocation", checkpoint).start()
             try:
-                wait_for(lambda: str(query.status["message"]).startswith("Waiting"), 600,
-                         f"the {shards}-shard query to start")
+                wait_for(
+                    lambda: str(query.status["message"]).startswith("Waiting"),
+                    600,
+                    f"the {shards}-shard query to start",
+                )
                 startup = time.monotonic() - start
                 time.sleep(min(SETTLE_SECONDS, idle_seconds / 2))  # not idling yet: see SETTLE_SECONDS
                 idle = idle_phase(sim, stream, query, cpu, jit, idle_seconds)
@@ -208,8 +254,9 @@ def measure(spark: Any, sim: Simulator, shards: int, idle_seconds: float, traffi
                 if steady_after > 0:
                     time.sleep(max(0.0, steady_after - (time.monotonic() - start)))  # the stream stays silent
                     steady = idle_phase(sim, stream, query, cpu, jit, idle_seconds)
-                traffic = traffic_phase(sim, stream, query, arrivals, hash_keys, traffic_seconds, jit,
-                                        steady_traffic_after)
+                traffic = traffic_phase(
+                    sim, stream, query, arrivals, hash_keys, traffic_seconds, jit, steady_traffic_after
+                )
                 failure = query.exception()
             finally:
                 query.stop()
@@ -217,8 +264,13 @@ def measure(spark: Any, sim: Simulator, shards: int, idle_seconds: float, traffi
         sim.delete(stream)
     if failure is not None:
         raise RuntimeError(f"{shards}-shard query failed: {failure}")
-    out = {"shards": shards, "startSeconds": round(startup, 1), "sparkAloneCpu": baseline, "idle": idle,
-           "traffic": traffic}
+    out = {
+        "shards": shards,
+        "startSeconds": round(startup, 1),
+        "sparkAloneCpu": baseline,
+        "idle": idle,
+        "traffic": traffic,
+    }
     if steady is not None:
         out["idleSteady"] = {"secondsAfterStart": steady_after, **steady}
     if "steady" in traffic:
@@ -230,16 +282,24 @@ def run(spark: Any, sim: Simulator, settings: Settings) -> dict[str, Any]:
     sim.quotas(True)  # ListShards and GetRecords have per-stream and per-shard quotas: the source must live within them
     try:
         with sql_conf(spark, "spark.sql.streaming.noDataProgressEventInterval", IDLE_PROGRESS_INTERVAL):
-            result = measure(spark, sim, settings.many_shards, settings.many_idle_seconds,
-                             settings.many_traffic_seconds, settings.many_steady_idle_after,
-                             settings.many_steady_traffic_after)
+            result = measure(
+                spark,
+                sim,
+                settings.many_shards,
+                settings.many_idle_seconds,
+                settings.many_traffic_seconds,
+                settings.many_steady_idle_after,
+                settings.many_steady_traffic_after,
+            )
     finally:
         sim.quotas(False)
     idle, traffic = result.get("idleSteady", result["idle"]), result.get("trafficSteady", result["traffic"])
     trigger = idle["triggerExecutionMs"]
-    print(f"  {result['shards']} shards: idle trigger median {trigger['median'] if trigger else '-'} ms, idle CPU "
-          f"{idle['cpu']['fractionOfOneCore']:.1%} of a core (just started: "
-          f"{result['idle']['cpu']['fractionOfOneCore']:.1%}), p50 latency {traffic['ms']['p50']} ms (first "
-          f"seconds of traffic: {result['traffic']['ms']['p50']} ms; {result['traffic']['recordsMissing']} missing)",
-          flush=True)
+    print(
+        f"  {result['shards']} shards: idle trigger median {trigger['median'] if trigger else '-'} ms, idle CPU "
+        f"{idle['cpu']['fractionOfOneCore']:.1%} of a core (just started: "
+        f"{result['idle']['cpu']['fractionOfOneCore']:.1%}), p50 latency {traffic['ms']['p50']} ms (first "
+        f"seconds of traffic: {result['traffic']['ms']['p50']} ms; {result['traffic']['recordsMissing']} missing)",
+        flush=True,
+    )
     return result

@@ -30,15 +30,40 @@ def run(spark: Any, sim: Simulator, settings: Settings) -> dict[str, Any]:
         prefill = sdk.write(stream, records, RECORD_BYTES, threads=4)
         stored = sim.stream_counters(stream)
         loads = load()
-        child = run_child(["--endpoint", sim.endpoint, "--stream", stream, "--master", "local[2]",
-                           "--driver-memory", DRIVER_MEMORY, "--heap"], settings.child_timeout_seconds)
+        child = run_child(
+            [
+                "--endpoint",
+                sim.endpoint,
+                "--stream",
+                stream,
+                "--master",
+                "local[2]",
+                "--driver-memory",
+                DRIVER_MEMORY,
+                "--heap",
+            ],
+            settings.child_timeout_seconds,
+        )
     finally:
         sdk.close()
         sim.delete(stream)
     completed = bool(child.get("completed")) and child.get("records") == records
-    print(f"  memory {shards} x {per_shard} MiB of {RECORD_BYTES // 1024} KiB records, {DRIVER_MEMORY} heap: "
-          f"{'completed' if completed else 'NOT completed'}, {child.get('records')} of {records} records, heap peak "
-          f"{child.get('heapPeakMiB')} MiB, fetchBufferSize {child.get('fetchBufferSize')}", flush=True)
-    return {"shards": shards, "mibPerShard": per_shard, "recordBytes": RECORD_BYTES, "driverMemory": DRIVER_MEMORY,
-            "master": "local[2]", "recordsInStream": records, "storedRecords": int(stored.get("putRecords", 0)),
-            "prefillSeconds": round(prefill.seconds, 1), "completed": completed, "child": child, **loads}
+    print(
+        f"  memory {shards} x {per_shard} MiB of {RECORD_BYTES // 1024} KiB records, {DRIVER_MEMORY} heap: "
+        f"{'completed' if completed else 'NOT completed'}, {child.get('records')} of {records} records, heap peak "
+        f"{child.get('heapPeakMiB')} MiB, fetchBufferSize {child.get('fetchBufferSize')}",
+        flush=True,
+    )
+    return {
+        "shards": shards,
+        "mibPerShard": per_shard,
+        "recordBytes": RECORD_BYTES,
+        "driverMemory": DRIVER_MEMORY,
+        "master": "local[2]",
+        "recordsInStream": records,
+        "storedRecords": int(stored.get("putRecords", 0)),
+        "prefillSeconds": round(prefill.seconds, 1),
+        "completed": completed,
+        "child": child,
+        **loads,
+    }

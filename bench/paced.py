@@ -15,8 +15,14 @@ from typing import Any, Protocol
 
 from bench.env import Settings, Simulator, load, median
 from bench.loops import FETCH_LIMIT, JvmSdk, quota_bytes_per_record
-from bench.quota import (READ_QUOTA_BYTES, READ_QUOTA_CALLS, WARMUP_SECONDS, connector_window, read_counters,
-                         served_window)
+from bench.quota import (
+    READ_QUOTA_BYTES,
+    READ_QUOTA_CALLS,
+    WARMUP_SECONDS,
+    connector_window,
+    read_counters,
+    served_window,
+)
 
 MIN_CALL_PERIOD = 1.0 / READ_QUOTA_CALLS
 #: one Python thread per shard up to this many; beyond it a thread serves several shards in turn
@@ -26,7 +32,7 @@ THROTTLE_BACKOFF = 1.0
 #: the backlog kept in the simulator per shape is capped (its heap holds them; bench.env gives it 6 GiB): about
 #: 1.3 GB of 100 B records (~3 GB of heap with per-record overhead) or 2.5 GiB of 1 KiB records
 MAX_BACKLOG_RECORDS = 12_000_000
-MAX_BACKLOG_BYTES = int(2.5 * 1024 ** 3)
+MAX_BACKLOG_BYTES = int(2.5 * 1024**3)
 #: a reader that got through this much of the backlog by the end of its window may have run dry in it
 EXHAUSTED_FRACTION = 0.98
 
@@ -74,8 +80,9 @@ class PacedLoop:
     A call's bytes are records x `bytes_per_record` (payload + partition key, what the quota counts): the writer's
     keys have a fixed width, so no record needs to be looked at from Python."""
 
-    def __init__(self, sdk: ShardReads, stream: str, shard_ids: list[str], bytes_per_record: int,
-                 threads_cap: int = THREADS_CAP) -> None:
+    def __init__(
+        self, sdk: ShardReads, stream: str, shard_ids: list[str], bytes_per_record: int, threads_cap: int = THREADS_CAP
+    ) -> None:
         self.sdk = sdk
         self.stream = stream
         self.bytes_per_record = bytes_per_record
@@ -105,8 +112,12 @@ class PacedLoop:
             thread.join(60)
         if self.failure() is not None:
             raise RuntimeError(f"paced SDK loop failed: {self.failure()}")
-        return {"threads": len(self._groups), "calls": self.calls, "records": self.records,
-                "callsThrottledAfterSdkRetries": self.gave_up_throttled}
+        return {
+            "threads": len(self._groups),
+            "calls": self.calls,
+            "records": self.records,
+            "callsThrottledAfterSdkRetries": self.gave_up_throttled,
+        }
 
     def _guarded(self, shards: list[_Shard]) -> None:
         try:
@@ -146,8 +157,9 @@ class PacedLoop:
             self.records += n
 
 
-def paced_window(sim: Simulator, sdk: JvmSdk, stream: str, shard_ids: list[str], bytes_per_record: int,
-                 seconds: float, warmup: float) -> dict[str, Any]:
+def paced_window(
+    sim: Simulator, sdk: JvmSdk, stream: str, shard_ids: list[str], bytes_per_record: int, seconds: float, warmup: float
+) -> dict[str, Any]:
     """The paced loop on `stream`, measured exactly like the connector (`served_window`)."""
     loop = PacedLoop(sdk, stream, shard_ids, bytes_per_record)
     before = read_counters(sim, stream)
@@ -159,24 +171,33 @@ def paced_window(sim: Simulator, sdk: JvmSdk, stream: str, shard_ids: list[str],
     return result | {"loop": counted}
 
 
-def _contender(name: str, spark: Any, sim: Simulator, sdk: JvmSdk, stream: str, shard_ids: list[str],
-               record_bytes: int, seconds: float, backlog: int) -> dict[str, Any]:
+def _contender(
+    name: str,
+    spark: Any,
+    sim: Simulator,
+    sdk: JvmSdk,
+    stream: str,
+    shard_ids: list[str],
+    record_bytes: int,
+    seconds: float,
+    backlog: int,
+) -> dict[str, Any]:
     warmup = min(WARMUP_SECONDS, seconds / 2)
     loads = load()
     if name == "connector":
         result = connector_window(spark, sim, stream, len(shard_ids), seconds, warmup, {})
     else:
         result = paced_window(sim, sdk, stream, shard_ids, quota_bytes_per_record(record_bytes), seconds, warmup)
-    return result | {"backlogExhausted": result["recordsServedSinceStart"] >= EXHAUSTED_FRACTION * backlog,
-                     **loads}
+    return result | {"backlogExhausted": result["recordsServedSinceStart"] >= EXHAUSTED_FRACTION * backlog, **loads}
 
 
 def _median_run(runs: list[dict[str, Any]]) -> dict[str, Any]:
     return sorted(runs, key=lambda r: r["fractionOfByteQuota"])[len(runs) // 2]
 
 
-def measure_shape(spark: Any, sim: Simulator, sdk: JvmSdk, shards: int, record_bytes: int,
-                  settings: Settings) -> dict[str, Any]:
+def measure_shape(
+    spark: Any, sim: Simulator, sdk: JvmSdk, shards: int, record_bytes: int, settings: Settings
+) -> dict[str, Any]:
     """One prefill, then per repetition both readers in turn (the order alternates), quotas on."""
     seconds = settings.paced_seconds
     bytes_per_record = quota_bytes_per_record(record_bytes)
@@ -191,28 +212,38 @@ def measure_shape(spark: Any, sim: Simulator, sdk: JvmSdk, shards: int, record_b
         shard_ids = sim.shard_ids(stream)
         sim.quotas(True)
         for rep in range(settings.repetitions):
-            for name in (("connector", "pacedSdk") if rep % 2 == 0 else ("pacedSdk", "connector")):
+            for name in ("connector", "pacedSdk") if rep % 2 == 0 else ("pacedSdk", "connector"):
                 time.sleep(recovery)  # quota buckets refill: not a wait for a condition
-                runs[name].append(_contender(name, spark, sim, sdk, stream, shard_ids, record_bytes, seconds,
-                                             backlog))
+                runs[name].append(_contender(name, spark, sim, sdk, stream, shard_ids, record_bytes, seconds, backlog))
     finally:
         sim.quotas(False)
         sim.delete(stream)
     return summarize(shards, record_bytes, backlog, capped, prefill_seconds, runs)
 
 
-def summarize(shards: int, record_bytes: int, backlog: int, capped: bool, prefill_seconds: float,
-              runs: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
+def summarize(
+    shards: int,
+    record_bytes: int,
+    backlog: int,
+    capped: bool,
+    prefill_seconds: float,
+    runs: dict[str, list[dict[str, Any]]],
+) -> dict[str, Any]:
     """Medians of both readers and the connector's ratio to the paced loop (plain windows)."""
     connector = median([r["fractionOfByteQuota"] for r in runs["connector"]])
     paced = median([r["fractionOfByteQuota"] for r in runs["pacedSdk"]])
     return {
-        "shards": shards, "recordBytes": record_bytes, "backlogRecords": backlog, "backlogCapped": capped,
+        "shards": shards,
+        "recordBytes": record_bytes,
+        "backlogRecords": backlog,
+        "backlogCapped": capped,
         "prefillSeconds": round(prefill_seconds, 1),
-        "connector": {"fractionOfByteQuota": connector, "median": _median_run(runs["connector"]),
-                      "runs": runs["connector"]},
-        "pacedSdk": {"fractionOfByteQuota": paced, "median": _median_run(runs["pacedSdk"]),
-                     "runs": runs["pacedSdk"]},
+        "connector": {
+            "fractionOfByteQuota": connector,
+            "median": _median_run(runs["connector"]),
+            "runs": runs["connector"],
+        },
+        "pacedSdk": {"fractionOfByteQuota": paced, "median": _median_run(runs["pacedSdk"]), "runs": runs["pacedSdk"]},
         "ratioToPacedSdk": round(connector / paced, 3) if paced else None,
         "backlogExhausted": any(r["backlogExhausted"] for rs in runs.values() for r in rs),
     }
@@ -226,11 +257,18 @@ def run(spark: Any, sim: Simulator, settings: Settings) -> dict[str, Any]:
             for shards in settings.paced_shards:
                 shape = measure_shape(spark, sim, sdk, shards, record_bytes, settings)
                 shapes.append(shape)
-                print(f"  paced read {record_bytes} B x {shards} shard(s): connector "
-                      f"{shape['connector']['fractionOfByteQuota']:.3f} of the byte quota, paced SDK loop "
-                      f"{shape['pacedSdk']['fractionOfByteQuota']:.3f}, ratio {shape['ratioToPacedSdk']}"
-                      + (" (backlog ran out)" if shape["backlogExhausted"] else ""), flush=True)
-        return {"quotaPerShard": {"bytesPerSecond": READ_QUOTA_BYTES, "getRecordsPerSecond": READ_QUOTA_CALLS},
-                "seconds": settings.paced_seconds, "threadsCap": THREADS_CAP, "shapes": shapes}
+                print(
+                    f"  paced read {record_bytes} B x {shards} shard(s): connector "
+                    f"{shape['connector']['fractionOfByteQuota']:.3f} of the byte quota, paced SDK loop "
+                    f"{shape['pacedSdk']['fractionOfByteQuota']:.3f}, ratio {shape['ratioToPacedSdk']}"
+                    + (" (backlog ran out)" if shape["backlogExhausted"] else ""),
+                    flush=True,
+                )
+        return {
+            "quotaPerShard": {"bytesPerSecond": READ_QUOTA_BYTES, "getRecordsPerSecond": READ_QUOTA_CALLS},
+            "seconds": settings.paced_seconds,
+            "threadsCap": THREADS_CAP,
+            "shapes": shapes,
+        }
     finally:
         sdk.close()

@@ -21,12 +21,18 @@ from bench.quota import fold_sink_quota
 from bench.report import targets
 
 #: where the page lives relative to these, and what it links to (paths from docs/)
-HISTORY, DESIGN, SOAK, METHOD = ("benchmarks/history.md", "design/performance.md", "dev/soak.md",
-                                 "benchmarks/method.md")
+HISTORY, DESIGN, SOAK, METHOD = (
+    "benchmarks/history.md",
+    "design/performance.md",
+    "dev/soak.md",
+    "benchmarks/method.md",
+)
 MAX_LINES = 200
-PLOT_KINDS = (("throughput", "read and write throughput against shards (quotas off)"),
-              ("latency", "end-to-end latency, micro-batches (CDF)"),
-              ("flow-control", "the sink's flow control under the write quota (trace)"))
+PLOT_KINDS = (
+    ("throughput", "read and write throughput against shards (quotas off)"),
+    ("latency", "end-to-end latency, micro-batches (CDF)"),
+    ("flow-control", "the sink's flow control under the write quota (trace)"),
+)
 
 
 @dataclass(frozen=True)
@@ -91,14 +97,20 @@ def _read_polling(r: dict[str, Any]) -> tuple[str, str]:
     ratios = [s["ratioToPacedSdk"] for s in judged if s.get("ratioToPacedSdk") is not None]
     shards = sorted({s["shards"] for s in judged})
     verdict = _fold((_verdict(r, "read under quota ≥ 0.95×"), _verdict(r, "read ≥ 0.97 of quota")))
-    return (f"{_span(at_quota)} of the quota where the paced loop reaches 0.97; {_span(ratios)}× a raw SDK loop paced "
-            f"to the quota ({len(judged)} shapes, {shards[0]}–{shards[-1]} shards × 100 B / 1 KiB)", verdict)
+    return (
+        f"{_span(at_quota)} of the quota where the paced loop reaches 0.97; {_span(ratios)}× a raw SDK loop paced "
+        f"to the quota ({len(judged)} shapes, {shards[0]}–{shards[-1]} shards × 100 B / 1 KiB)",
+        verdict,
+    )
 
 
 def _read_efo(r: dict[str, Any]) -> tuple[str, str]:
     readers = r["fanOut"]["throughput"]["modes"]["efo"]
-    return (f"{', '.join(str(x['perShardFractionOfQuota']) for x in readers)} of 2 MiB/s per shard, "
-            f"{len(readers)} consumers at once", _verdict(r, "EFO read ≥"))
+    return (
+        f"{', '.join(str(x['perShardFractionOfQuota']) for x in readers)} of 2 MiB/s per shard, "
+        f"{len(readers)} consumers at once",
+        _verdict(r, "EFO read ≥"),
+    )
 
 
 def _adaptive(r: dict[str, Any], keys: str) -> list[dict[str, Any]]:
@@ -107,16 +119,21 @@ def _adaptive(r: dict[str, Any], keys: str) -> list[dict[str, Any]]:
 
 def _write_uniform(r: dict[str, Any]) -> tuple[str, str]:
     rows = _adaptive(r, "uniform")
-    return (f"{_span(s['fractionOfAchievable'] for s in rows)} of what the shards take, "
-            f"{_span((s['throttledFraction'] * 100 for s in rows), '{:.1f}')} % throttled ({len(rows)} shapes, "
-            f"{min(s['shards'] for s in rows)}–{max(s['shards'] for s in rows)} shards, 1–2 tasks)",
-            _verdict(r, "write (adaptive)", "uniform"))
+    return (
+        f"{_span(s['fractionOfAchievable'] for s in rows)} of what the shards take, "
+        f"{_span((s['throttledFraction'] * 100 for s in rows), '{:.1f}')} % throttled ({len(rows)} shapes, "
+        f"{min(s['shards'] for s in rows)}–{max(s['shards'] for s in rows)} shards, 1–2 tasks)",
+        _verdict(r, "write (adaptive)", "uniform"),
+    )
 
 
 def _write_hot(r: dict[str, Any]) -> tuple[str, str]:
     [s] = _adaptive(r, "hot")
-    return (f"{s['fractionOfAchievable']:.3f} of what the shards take, {s['throttledFraction'] * 100:.1f} % throttled "
-            f"({s['shards']} shards, {s['tasks']} tasks)", _verdict(r, "write (adaptive)", "hot"))
+    return (
+        f"{s['fractionOfAchievable']:.3f} of what the shards take, {s['throttledFraction'] * 100:.1f} % throttled "
+        f"({s['shards']} shards, {s['tasks']} tasks)",
+        _verdict(r, "write (adaptive)", "hot"),
+    )
 
 
 def _rates(r: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -125,27 +142,37 @@ def _rates(r: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 def _kpl_speedup(r: dict[str, Any]) -> tuple[str, str]:
     rates = _rates(r)
-    return (f"{r['aggregation']['speedup']}× ({rates['kpl']['userRecordsPerSecond']:,} against "
-            f"{rates['none']['userRecordsPerSecond']:,} user records/s)", _verdict(r, "aggregation=kpl user records/s"))
+    return (
+        f"{r['aggregation']['speedup']}× ({rates['kpl']['userRecordsPerSecond']:,} against "
+        f"{rates['none']['userRecordsPerSecond']:,} user records/s)",
+        _verdict(r, "aggregation=kpl user records/s"),
+    )
 
 
 def _kpl_throttled(r: dict[str, Any]) -> tuple[str, str]:
     kpl = _rates(r)["kpl"]
-    return (f"{kpl['windowThrottledFraction'] * 100:.1f} % of attempts after warm-up (whole write "
-            f"{kpl['throttledFraction'] * 100:.1f} %)", _verdict(r, "aggregation=kpl throttled"))
+    return (
+        f"{kpl['windowThrottledFraction'] * 100:.1f} % of attempts after warm-up (whole write "
+        f"{kpl['throttledFraction'] * 100:.1f} %)",
+        _verdict(r, "aggregation=kpl throttled"),
+    )
 
 
 def _kpl_latency(r: dict[str, Any]) -> tuple[str, str]:
     lat = {x["mode"]: x for x in r["aggregation"]["latency"]}
-    return (f"p50 {_ms(lat['kpl']['ms']['p50'])} ms (plain {_ms(lat['none']['ms']['p50'])} ms) at 50 rows/s",
-            _verdict(r, "aggregation=kpl p50"))
+    return (
+        f"p50 {_ms(lat['kpl']['ms']['p50'])} ms (plain {_ms(lat['none']['ms']['p50'])} ms) at 50 rows/s",
+        _verdict(r, "aggregation=kpl p50"),
+    )
 
 
 def _micro_batch(r: dict[str, Any]) -> tuple[str, str]:
     runs = r["latency"]["runs"]
-    return (f"p50 {' / '.join(_ms(x['ms']['p50']) for x in runs)} ms, p99 "
-            f"{' / '.join(_ms(x['ms']['p99']) for x in runs)} ms ({' / '.join(x['name'] for x in runs)} trigger)",
-            _verdict(r, "p50 latency ≤ 1 s"))
+    return (
+        f"p50 {' / '.join(_ms(x['ms']['p50']) for x in runs)} ms, p99 "
+        f"{' / '.join(_ms(x['ms']['p99']) for x in runs)} ms ({' / '.join(x['name'] for x in runs)} trigger)",
+        _verdict(r, "p50 latency ≤ 1 s"),
+    )
 
 
 def _efo_micro_batch(r: dict[str, Any]) -> tuple[str, str]:
@@ -159,8 +186,11 @@ def _real_time(mode: str) -> Measure:
         p50, p99 = (" / ".join(_ms(x["ms"][q]) for x in runs) for q in ("p50", "p99"))
         rates = " / ".join(f"{x['recordsPerSecond']:,}" for x in runs)
         limit = 300 if mode == "polling" else 150
-        return (f"p50 {p50} ms, p99 {p99} ms at {rates} records/s",
-                _verdict(r, f"real-time mode p99 put→row ≤ {limit} ms ({mode})"))
+        return (
+            f"p50 {p50} ms, p99 {p99} ms at {rates} records/s",
+            _verdict(r, f"real-time mode p99 put→row ≤ {limit} ms ({mode})"),
+        )
+
     return measure
 
 
@@ -168,8 +198,10 @@ def _busy_1000(r: dict[str, Any]) -> tuple[str, str]:
     data = r["manyShards"]
     window = data.get("trafficSteady") or data["traffic"]
     when = f", {window['secondsAfterStart'] / 60:.0f} min into the traffic" if "secondsAfterStart" in window else ""
-    return (f"p50 {_ms(window['ms']['p50'])} ms, p95 {_ms(window['ms']['p95'])} ms{when}",
-            _verdict(r, "p50 put→row ≤ 1 s, all shards busy"))
+    return (
+        f"p50 {_ms(window['ms']['p50'])} ms, p95 {_ms(window['ms']['p95'])} ms{when}",
+        _verdict(r, "p50 put→row ≤ 1 s, all shards busy"),
+    )
 
 
 def _idle_cpu(r: dict[str, Any]) -> tuple[str, str]:
@@ -178,8 +210,11 @@ def _idle_cpu(r: dict[str, Any]) -> tuple[str, str]:
     cpu, jit = idle["cpu"]["fractionOfOneCore"], idle["cpu"].get("jitFractionOfOneCore") or 0.0
     when = f", {idle['secondsAfterStart'] / 60:.0f} min after the start" if "secondsAfterStart" in idle else ""
     verdict = _fold((_verdict(r, "idle driver CPU"), _verdict(r, "idle trigger median")))
-    return (f"{(cpu - jit) * 100:.1f} % of a core without the JIT ({cpu * 100:.1f} % with){when}; idle trigger median "
-            f"{_ms(idle['triggerExecutionMs']['median'])} ms", verdict)
+    return (
+        f"{(cpu - jit) * 100:.1f} % of a core without the JIT ({cpu * 100:.1f} % with){when}; idle trigger median "
+        f"{_ms(idle['triggerExecutionMs']['median'])} ms",
+        verdict,
+    )
 
 
 def _memory(r: dict[str, Any]) -> tuple[str, str]:
@@ -187,9 +222,11 @@ def _memory(r: dict[str, Any]) -> tuple[str, str]:
 
     data = r["memory"]
     child = data["child"]
-    return (f"{'completed' if data['completed'] else 'not completed'}; live heap {memory_excess_mib(child)} MiB beyond a "
-            f"{int(child['fetchBufferSize']) // 1048576} MiB fetchBufferSize",
-            _verdict(r, "backlog drained with a 1 GiB"))
+    return (
+        f"{'completed' if data['completed'] else 'not completed'}; live heap {memory_excess_mib(child)} MiB beyond a "
+        f"{int(child['fetchBufferSize']) // 1048576} MiB fetchBufferSize",
+        _verdict(r, "backlog drained with a 1 GiB"),
+    )
 
 
 def _rereads(r: dict[str, Any]) -> tuple[str, str]:
@@ -198,67 +235,176 @@ def _rereads(r: dict[str, Any]) -> tuple[str, str]:
 
 def _cpu_vs_sdk(r: dict[str, Any]) -> tuple[str, str]:
     judged = [s for s in r["cpuPerRecord"]["shapes"] if s.get("judged", True)]
-    parts = [f"{(s.get('steadyRatioToBracketWithoutJit') or s.get('steadyRatioWithoutJit')):.2f}× at "
-             f"{'1 KiB' if s['recordBytes'] == 1024 else str(s['recordBytes']) + ' B'} × {s['shards']} shards"
-             for s in judged]
+    parts = [
+        f"{(s.get('steadyRatioToBracketWithoutJit') or s.get('steadyRatioWithoutJit')):.2f}× at "
+        f"{'1 KiB' if s['recordBytes'] == 1024 else str(s['recordBytes']) + ' B'} × {s['shards']} shards"
+        for s in judged
+    ]
     return "; ".join(parts), _verdict(r, "CPU per record")
 
 
 def _write_vs_sdk(r: dict[str, Any]) -> tuple[str, str]:
     shapes = r["write"]["shapes"]
-    return (f"{_span((s['ratioToRawSdk'] for s in shapes), '{:.2f}')}× ({len(shapes)} shapes, 1–16 shards × 100 B / "
-            "1 KiB)", _verdict(r, "write ≥ 0.9× raw SDK"))
+    return (
+        f"{_span((s['ratioToRawSdk'] for s in shapes), '{:.2f}')}× ({len(shapes)} shapes, 1–16 shards × 100 B / 1 KiB)",
+        _verdict(r, "write ≥ 0.9× raw SDK"),
+    )
 
 
-THROUGHPUT, LATENCY, COST = ("Throughput against the quotas", "Latency, put → row",
-                             "Cost, memory, and against the raw SDK")
+THROUGHPUT, LATENCY, COST = (
+    "Throughput against the quotas",
+    "Latency, put → row",
+    "Cost, memory, and against the raw SDK",
+)
 FIGURES: tuple[Figure, ...] = (
-    Figure("read-polling", THROUGHPUT, "Read, polling", "≥ 0.97 of 2 MiB/s per shard; ≥ 0.95× the paced loop",
-           "pacedRead", _read_polling, "two cores do not read 64 shards' quota"),
-    Figure("read-efo", THROUGHPUT, "Read, enhanced fan-out", "≥ 0.95 of 2 MiB/s per shard, each consumer",
-           "fanOut", _read_efo),
-    Figure("write-quota", THROUGHPUT, "Write, plain records (adaptive flow control)",
-           "≥ 0.95 of what the shards take, ≤ 5 % throttled", "writeUnderQuota", _write_uniform),
-    Figure("write-quota-hot", THROUGHPUT, "Write, plain records, one hot shard",
-           "≥ 0.95 of what the shards take, ≤ 5 % throttled", "writeUnderQuota",
-           _write_hot, "each writer task paces the hot shard on its own, so the split of its quota between the "
-           "tasks stays where it fell, and the task left alone takes seconds to grow into the freed share"),
-    Figure("write-kpl", THROUGHPUT, "Write, `aggregation=kpl`, against plain writes", "≥ 8× the user records/s",
-           "aggregation", _kpl_speedup),
-    Figure("write-kpl-throttled", THROUGHPUT, "Write, `aggregation=kpl`, attempts refused", "≤ 5 % after warm-up",
-           "aggregation", _kpl_throttled, "each probe past a shard's quota costs at least one refused aggregate per "
-           "writer, and an aggregate is large (50 KiB by default; 24 KiB measured 3.4–4.0 %)"),
-    Figure("latency-micro-batch", LATENCY, "Micro-batch, polling (2 shards, 200 records/s)", "p50 ≤ 1 s", "latency",
-           _micro_batch),
-    Figure("latency-efo-micro-batch", LATENCY, "Micro-batch, enhanced fan-out, 100 ms trigger", "p50 ≤ 150 ms",
-           "fanOut", _efo_micro_batch, "the micro-batch itself: the trigger, a snapshot job and the batch's job"),
-    Figure("latency-real-time-polling", LATENCY, "Real-time mode, polling (4 shards)", "p99 ≤ 300 ms", "realTime",
-           _real_time("polling"), "a shard is polled every 200 ms (5 calls a second per shard)"),
-    Figure("latency-real-time-efo", LATENCY, "Real-time mode, enhanced fan-out (4 shards)", "p99 ≤ 150 ms",
-           "realTime", _real_time("efo")),
-    Figure("latency-1000", LATENCY, "Micro-batch, 1000 shards, a record per shard per second", "p50 ≤ 1 s",
-           "manyShards", _busy_1000, "Spark's two checkpoint writes per trigger and a machine whose two cores are "
-           "busy while the traffic runs"),
-    Figure("latency-kpl", LATENCY, "`aggregation=kpl` write, then read back", "p50 ≤ 1 s", "aggregation",
-           _kpl_latency),
-    Figure("idle-1000", COST, "Idle cost, 1000 shards (driver CPU)", "≤ 5 % of a core; idle trigger ≤ 300 ms",
-           "manyShards", _idle_cpu, "the SDK's cost of a hundred empty GetRecords a second and Spark's own driver "
-           "threads; the figure moves with the machine by a point or two between runs"),
-    Figure("memory", COST, "Memory bound: 1 GiB driver drains 64 × 20 MiB of 10 KiB records",
-           "completes; live heap ≤ `fetchBufferSize` + 64 MiB", "memory", _memory),
-    Figure("rereads", COST, "Bytes read on `local-cluster` (2 executors) against bytes stored", "≤ 1.05×",
-           "localCluster", _rereads),
-    Figure("cpu-vs-sdk", COST, "Read CPU per record against a raw SDK GetRecords loop (steady, without JIT)",
-           "≤ 1.5×", "cpuPerRecord", _cpu_vs_sdk, "Spark's fixed cost per micro-batch spread over the records "
-           "a batch brings"),
-    Figure("write-vs-sdk", COST, "Write rate against a raw SDK PutRecords loop (quotas off)", "≥ 0.9×", "write",
-           _write_vs_sdk, "single writes spread by ±20 % on two shared cores"),
+    Figure(
+        "read-polling",
+        THROUGHPUT,
+        "Read, polling",
+        "≥ 0.97 of 2 MiB/s per shard; ≥ 0.95× the paced loop",
+        "pacedRead",
+        _read_polling,
+        "two cores do not read 64 shards' quota",
+    ),
+    Figure(
+        "read-efo",
+        THROUGHPUT,
+        "Read, enhanced fan-out",
+        "≥ 0.95 of 2 MiB/s per shard, each consumer",
+        "fanOut",
+        _read_efo,
+    ),
+    Figure(
+        "write-quota",
+        THROUGHPUT,
+        "Write, plain records (adaptive flow control)",
+        "≥ 0.95 of what the shards take, ≤ 5 % throttled",
+        "writeUnderQuota",
+        _write_uniform,
+    ),
+    Figure(
+        "write-quota-hot",
+        THROUGHPUT,
+        "Write, plain records, one hot shard",
+        "≥ 0.95 of what the shards take, ≤ 5 % throttled",
+        "writeUnderQuota",
+        _write_hot,
+        "each writer task paces the hot shard on its own, so the split of its quota between the "
+        "tasks stays where it fell, and the task left alone takes seconds to grow into the freed share",
+    ),
+    Figure(
+        "write-kpl",
+        THROUGHPUT,
+        "Write, `aggregation=kpl`, against plain writes",
+        "≥ 8× the user records/s",
+        "aggregation",
+        _kpl_speedup,
+    ),
+    Figure(
+        "write-kpl-throttled",
+        THROUGHPUT,
+        "Write, `aggregation=kpl`, attempts refused",
+        "≤ 5 % after warm-up",
+        "aggregation",
+        _kpl_throttled,
+        "each probe past a shard's quota costs at least one refused aggregate per "
+        "writer, and an aggregate is large (50 KiB by default; 24 KiB measured 3.4–4.0 %)",
+    ),
+    Figure(
+        "latency-micro-batch",
+        LATENCY,
+        "Micro-batch, polling (2 shards, 200 records/s)",
+        "p50 ≤ 1 s",
+        "latency",
+        _micro_batch,
+    ),
+    Figure(
+        "latency-efo-micro-batch",
+        LATENCY,
+        "Micro-batch, enhanced fan-out, 100 ms trigger",
+        "p50 ≤ 150 ms",
+        "fanOut",
+        _efo_micro_batch,
+        "the micro-batch itself: the trigger, a snapshot job and the batch's job",
+    ),
+    Figure(
+        "latency-real-time-polling",
+        LATENCY,
+        "Real-time mode, polling (4 shards)",
+        "p99 ≤ 300 ms",
+        "realTime",
+        _real_time("polling"),
+        "a shard is polled every 200 ms (5 calls a second per shard)",
+    ),
+    Figure(
+        "latency-real-time-efo",
+        LATENCY,
+        "Real-time mode, enhanced fan-out (4 shards)",
+        "p99 ≤ 150 ms",
+        "realTime",
+        _real_time("efo"),
+    ),
+    Figure(
+        "latency-1000",
+        LATENCY,
+        "Micro-batch, 1000 shards, a record per shard per second",
+        "p50 ≤ 1 s",
+        "manyShards",
+        _busy_1000,
+        "Spark's two checkpoint writes per trigger and a machine whose two cores are busy while the traffic runs",
+    ),
+    Figure("latency-kpl", LATENCY, "`aggregation=kpl` write, then read back", "p50 ≤ 1 s", "aggregation", _kpl_latency),
+    Figure(
+        "idle-1000",
+        COST,
+        "Idle cost, 1000 shards (driver CPU)",
+        "≤ 5 % of a core; idle trigger ≤ 300 ms",
+        "manyShards",
+        _idle_cpu,
+        "the SDK's cost of a hundred empty GetRecords a second and Spark's own driver "
+        "threads; the figure moves with the machine by a point or two between runs",
+    ),
+    Figure(
+        "memory",
+        COST,
+        "Memory bound: 1 GiB driver drains 64 × 20 MiB of 10 KiB records",
+        "completes; live heap ≤ `fetchBufferSize` + 64 MiB",
+        "memory",
+        _memory,
+    ),
+    Figure(
+        "rereads",
+        COST,
+        "Bytes read on `local-cluster` (2 executors) against bytes stored",
+        "≤ 1.05×",
+        "localCluster",
+        _rereads,
+    ),
+    Figure(
+        "cpu-vs-sdk",
+        COST,
+        "Read CPU per record against a raw SDK GetRecords loop (steady, without JIT)",
+        "≤ 1.5×",
+        "cpuPerRecord",
+        _cpu_vs_sdk,
+        "Spark's fixed cost per micro-batch spread over the records a batch brings",
+    ),
+    Figure(
+        "write-vs-sdk",
+        COST,
+        "Write rate against a raw SDK PutRecords loop (quotas off)",
+        "≥ 0.9×",
+        "write",
+        _write_vs_sdk,
+        "single writes spread by ±20 % on two shared cores",
+    ),
     Figure("aws-labs", COST, "Against the AWS Labs connector", "–", None),
 )
 
 
-def load_sources(results_dir: Path, current: dict[str, Any] | None = None,
-                 runs: dict[str, tuple[str, str]] | None = None) -> list[Source]:
+def load_sources(
+    results_dir: Path, current: dict[str, Any] | None = None, runs: dict[str, tuple[str, str]] | None = None
+) -> list[Source]:
     """Every full run's results JSON in `results_dir` (SinkQuotaBench's own files as the `writeUnderQuota` section),
     plus `current` whatever its mode. `runs` gives commits and notes by file name where a JSON has none."""
     runs = runs or {}
@@ -280,15 +426,28 @@ def load_sources(results_dir: Path, current: dict[str, Any] | None = None,
             if current is not None and data.get("startedAt") == current.get("startedAt"):
                 current_path = path  # the run being rendered (`--render` names files as it likes), added below
                 continue
-            sources.append(Source(path, data.get("startedAt") or f"{data['date']}T00:00:00+00:00", data,
-                                  data.get("machine", {}).get("commit") or commit, note))
+            sources.append(
+                Source(
+                    path,
+                    data.get("startedAt") or f"{data['date']}T00:00:00+00:00",
+                    data,
+                    data.get("machine", {}).get("commit") or commit,
+                    note,
+                )
+            )
     if current is not None:
         from bench.run import output_stem
 
         path = current_path or results_dir / f"{output_stem(current)}.json"
-        sources.append(Source(path, current.get("startedAt") or f"{current['date']}T00:00:00+00:00", current,
-                              current.get("machine", {}).get("commit") or runs.get(path.name, (None, ""))[0],
-                              runs.get(path.name, (None, ""))[1]))
+        sources.append(
+            Source(
+                path,
+                current.get("startedAt") or f"{current['date']}T00:00:00+00:00",
+                current,
+                current.get("machine", {}).get("commit") or runs.get(path.name, (None, ""))[0],
+                runs.get(path.name, (None, ""))[1],
+            )
+        )
     return sources
 
 
@@ -333,15 +492,22 @@ def load_extras(path: Path, repo: Path) -> Extras:
         elif header[:2] == ["file", "commit"]:
             for file, commit, note in (r[:3] for r in body):
                 runs[file.strip("`")] = (commit.strip("`"), note)
-    rows = {k: (m, v, Source(s.path, s.started, None, *runs.get(s.path.name, (None, ""))))
-            for k, (m, v, s) in rows.items()}
+    rows = {
+        k: (m, v, Source(s.path, s.started, None, *runs.get(s.path.name, (None, "")))) for k, (m, v, s) in rows.items()
+    }
     return Extras(rows, runs, edited)
 
 
 def _newest_with(sources: list[Source], section: str) -> Source | None:
     """The newest source whose `section` measured something (an error or a skipped section measured nothing)."""
-    having = [s for s in sources if s.results and isinstance(s.results.get(section), dict)
-              and not {"error", "skipped"} & set(s.results[section]) and s.results[section].get("available", True)]
+    having = [
+        s
+        for s in sources
+        if s.results
+        and isinstance(s.results.get(section), dict)
+        and not {"error", "skipped"} & set(s.results[section])
+        and s.results[section].get("available", True)
+    ]
     return max(having, key=lambda s: s.started, default=None)
 
 
@@ -376,8 +542,14 @@ def _full_run(sources: list[Source], extras: Extras, page_dir: Path) -> str:
     """How long the newest run of every section took, from its JSON or the extras' `full-run` row."""
     from bench.run import SECTIONS
 
-    whole = [s for s in sources if s.results and all(k in s.results for k in SECTIONS)
-             and s.results.get("settings", {}).get("mode") == "full" and s.results.get("elapsedSeconds")]
+    whole = [
+        s
+        for s in sources
+        if s.results
+        and all(k in s.results for k in SECTIONS)
+        and s.results.get("settings", {}).get("mode") == "full"
+        and s.results.get("elapsedSeconds")
+    ]
     best = max(whole, key=lambda s: s.started, default=None)
     extra = extras.rows.get("full-run")
     if extra and (best is None or extra[2].started > best.started):
@@ -385,31 +557,47 @@ def _full_run(sources: list[Source], extras: Extras, page_dir: Path) -> str:
     if best is None:
         return "not recorded"
     results = best.results or {}
-    return (f"{results['elapsedSeconds'] / 60:.0f} min on {results['machine']['cpuCount']} cores "
-            f"({_link(best.path, page_dir)})")
+    return (
+        f"{results['elapsedSeconds'] / 60:.0f} min on {results['machine']['cpuCount']} cores "
+        f"({_link(best.path, page_dir)})"
+    )
 
 
-def render(results_dir: Path, page_path: Path, *, current: dict[str, Any] | None = None,
-           extras: Extras | None = None, extras_path: Path | None = None) -> str:
+def render(
+    results_dir: Path,
+    page_path: Path,
+    *,
+    current: dict[str, Any] | None = None,
+    extras: Extras | None = None,
+    extras_path: Path | None = None,
+) -> str:
     extras = extras or Extras({}, {}, "")
     sources = load_sources(results_dir, current, extras.runs)
     cells = headline(sources, extras)
     page_dir = page_path.parent.resolve()
     used: dict[Path, Source] = {c.source.path: c.source for c in cells.values() if c.source is not None}
 
-    out = ["# Benchmarks", "",
-           "<!-- Generated by `make bench` (bench/page.py); do not edit: run "
-           "`python -m bench.run --render bench/results/<date>.json --docs docs/benchmarks.md`. -->", "",
-           "What the connector measures against Kinesis' quotas, against the AWS SDK it is built on, and what it "
-           "costs. **Every figure is measured on the project's local Kinesis simulator on a 2-core machine, not on "
-           "AWS**: the simulator enforces AWS's per-shard quotas, but network, service latency and AWS's own "
-           "behaviour under load are not in these figures. Ratios measured within one run transfer better than "
-           "absolute rates.", "",
-           f"Each figure is the latest measurement of it; *run* names the run it comes from (a section not run in "
-           f"the newest run keeps its figure from the newest run that has it). Dated lab notes, how each figure got "
-           f"where it is: [history]({HISTORY}). Why the engine is shaped as it is and what limits each figure: "
-           f"[performance design]({DESIGN}). The chaos soak (exactly-once and key order under faults): "
-           f"[soak]({SOAK}).", "", "## Headline", ""]
+    out = [
+        "# Benchmarks",
+        "",
+        "<!-- Generated by `make bench` (bench/page.py); do not edit: run "
+        "`python -m bench.run --render bench/results/<date>.json --docs docs/benchmarks.md`. -->",
+        "",
+        "What the connector measures against Kinesis' quotas, against the AWS SDK it is built on, and what it "
+        "costs. **Every figure is measured on the project's local Kinesis simulator on a 2-core machine, not on "
+        "AWS**: the simulator enforces AWS's per-shard quotas, but network, service latency and AWS's own "
+        "behaviour under load are not in these figures. Ratios measured within one run transfer better than "
+        "absolute rates.",
+        "",
+        f"Each figure is the latest measurement of it; *run* names the run it comes from (a section not run in "
+        f"the newest run keeps its figure from the newest run that has it). Dated lab notes, how each figure got "
+        f"where it is: [history]({HISTORY}). Why the engine is shaped as it is and what limits each figure: "
+        f"[performance design]({DESIGN}). The chaos soak (exactly-once and key order under faults): "
+        f"[soak]({SOAK}).",
+        "",
+        "## Headline",
+        "",
+    ]
     for group in (THROUGHPUT, LATENCY, COST):
         out += [f"### {group}", "", "| figure | measured | target | verdict | run |", "|---|---|---|---|---|"]
         for f in (f for f in FIGURES if f.group == group):
@@ -420,68 +608,103 @@ def render(results_dir: Path, page_path: Path, *, current: dict[str, Any] | None
         out.append("")
 
     out += _modes(sources, page_dir)
-    newest = max((s for s in used.values() if s.results and "machine" in s.results), key=lambda s: s.started,
-                 default=None)
+    newest = max(
+        (s for s in used.values() if s.results and "machine" in s.results), key=lambda s: s.started, default=None
+    )
     m = (newest.results or {}).get("machine", {}) if newest else {}
-    out += ["## Environment", "",
-            "- **Where**: the project's Kinesis simulator (`localstack/simulator`), a local JVM process on the same "
-            "machine as Spark, with AWS's per-shard quotas on or off per section. **A local simulator, not AWS.**",
-            f"- **Machine**: {m.get('cpuCount', '?')} cores ({m.get('cpuModel', '?')}), {m.get('memoryGiB', '?')} GiB, "
-            "a shared VM whose host changed between runs; the load average is recorded with each run.",
-            f"- **Versions**: Spark {m.get('spark', '?')} (`local[2]`), Java {m.get('java', '?')}, AWS SDK for Java "
-            f"{m.get('awsSdkJava', '?')}, boto3 {m.get('boto3', '?')}, connector {m.get('connector', '?')}.",
-            "- **Runs** the headline comes from:"]
+    out += [
+        "## Environment",
+        "",
+        "- **Where**: the project's Kinesis simulator (`localstack/simulator`), a local JVM process on the same "
+        "machine as Spark, with AWS's per-shard quotas on or off per section. **A local simulator, not AWS.**",
+        f"- **Machine**: {m.get('cpuCount', '?')} cores ({m.get('cpuModel', '?')}), {m.get('memoryGiB', '?')} GiB, "
+        "a shared VM whose host changed between runs; the load average is recorded with each run.",
+        f"- **Versions**: Spark {m.get('spark', '?')} (`local[2]`), Java {m.get('java', '?')}, AWS SDK for Java "
+        f"{m.get('awsSdkJava', '?')}, boto3 {m.get('boto3', '?')}, connector {m.get('connector', '?')}.",
+        "- **Runs** the headline comes from:",
+    ]
     for s in sorted(used.values(), key=lambda s: s.started, reverse=True):
-        what = (f"{s.results['settings']['mode']} mode" if s.results and "settings" in s.results else
-                "SinkQuotaBench's own file" if s.results else "the lines the run printed")
+        what = (
+            f"{s.results['settings']['mode']} mode"
+            if s.results and "settings" in s.results
+            else "SinkQuotaBench's own file"
+            if s.results
+            else "the lines the run printed"
+        )
         load = (s.results or {}).get("machine", {}).get("load1AtStart")
-        out.append(f"  - {_link(s.path, page_dir, s.label)}: started {_when(s.started)}, commit "
-                   f"{f'`{s.commit}`' if s.commit else 'not recorded'}, {what}"
-                   + (f", load {load} at its start" if load is not None else "") + (f"; {s.note}" if s.note else ""))
+        out.append(
+            f"  - {_link(s.path, page_dir, s.label)}: started {_when(s.started)}, commit "
+            f"{f'`{s.commit}`' if s.commit else 'not recorded'}, {what}"
+            + (f", load {load} at its start" if load is not None else "")
+            + (f"; {s.note}" if s.note else "")
+        )
     if extras_path is not None and any(c.source is not None and c.source.results is None for c in cells.values()):
-        out.append(f"  - rows from a run without a results JSON are kept by hand in "
-                   f"{_link(extras_path, page_dir, extras_path.name)}"
-                   + (f" (last edited {extras.edited})" if extras.edited else "") + ".")
-    out += ["", "## Method", "",
-            "One process runs every section against one simulator, so comparisons share the machine's state "
-            "([full method](" + METHOD + ")). In short:", "",
-            "- **Against the quota**: a prefilled backlog read with the simulator's AWS quotas on; the rate is the "
-            "simulator's served bytes over a 15 s window, as a fraction of 2 MiB/s per shard, beside a raw AWS SDK "
-            "GetRecords loop paced to the same quota. Writes: `SinkQuotaBench` (the sink under the write quota, "
-            "uniform and hot keys) and the `aggregation` section (100 B records on 4 shards, 1000 keys).",
-            "- **Latency**: a boto3 writer stamps the send time into each record; the query stamps its arrival "
-            "(micro-batch: in `foreachBatch` on the driver; real-time mode: in the task); p50/p99 over 20–30 s.",
-            "- **Against the raw SDK**: the same SDK classes the connector carries, driven in the driver JVM; CPU is "
-            "the driver JVM's process CPU time per record, steady state, without the JIT compiler threads.",
-            "- **Idle cost**: one 1000-shard stream, quotas on, no traffic; the driver's CPU over 30 s, six minutes "
-            "after the query started.",
-            "- **Memory**: a child driver with a 1 GiB heap drains 1.25 GiB; the live heap (after a forced full "
-            "collection, every 3 s) against `fetchBufferSize`.",
-            "- Figures are medians over repetitions (3 by default, 5 for writes).", "",
-            "## Reproduce", "",
-            f"The latest run of every section took {_full_run(sources, extras, page_dir)}, plus the build.", "",
-            "```bash",
-            "make bench                   # every section: bench/results/<UTC date>.{json,md,png} and this page",
-            "BENCH_QUICK=1 make bench     # a short run (fewer shapes, 1 repetition): <date>-quick.*",
-            "BENCH_STRICT=1 make bench    # exit 2 when a target is missed",
-            ".venv/bin/python -m bench.run --only manyShards,memory --docs docs/benchmarks.md  # some sections",
-            ".venv/bin/python -m bench.run --render bench/results/<date>.json --docs docs/benchmarks.md  # re-render",
-            "make bench-smoke             # the harness's smoke test (also in make test)",
-            "```", "",
-            "Sections (`--only`): `read`, `write`, `readUnderQuota`, `pacedRead`, `cpuPerRecord`, `writeUnderQuota`, "
-            "`aggregation`, `latency`, `fanOut`, `realTime`, `scale`, `manyShards`, `memory`, `localCluster`. A miss "
-            "never fails `make bench` unless `BENCH_STRICT=1`; each run's summary (`bench/results/<date>.md`) lists "
-            "every target and shape.", "", "## Known misses", ""]
+        out.append(
+            f"  - rows from a run without a results JSON are kept by hand in "
+            f"{_link(extras_path, page_dir, extras_path.name)}"
+            + (f" (last edited {extras.edited})" if extras.edited else "")
+            + "."
+        )
+    out += [
+        "",
+        "## Method",
+        "",
+        "One process runs every section against one simulator, so comparisons share the machine's state "
+        "([full method](" + METHOD + ")). In short:",
+        "",
+        "- **Against the quota**: a prefilled backlog read with the simulator's AWS quotas on; the rate is the "
+        "simulator's served bytes over a 15 s window, as a fraction of 2 MiB/s per shard, beside a raw AWS SDK "
+        "GetRecords loop paced to the same quota. Writes: `SinkQuotaBench` (the sink under the write quota, "
+        "uniform and hot keys) and the `aggregation` section (100 B records on 4 shards, 1000 keys).",
+        "- **Latency**: a boto3 writer stamps the send time into each record; the query stamps its arrival "
+        "(micro-batch: in `foreachBatch` on the driver; real-time mode: in the task); p50/p99 over 20–30 s.",
+        "- **Against the raw SDK**: the same SDK classes the connector carries, driven in the driver JVM; CPU is "
+        "the driver JVM's process CPU time per record, steady state, without the JIT compiler threads.",
+        "- **Idle cost**: one 1000-shard stream, quotas on, no traffic; the driver's CPU over 30 s, six minutes "
+        "after the query started.",
+        "- **Memory**: a child driver with a 1 GiB heap drains 1.25 GiB; the live heap (after a forced full "
+        "collection, every 3 s) against `fetchBufferSize`.",
+        "- Figures are medians over repetitions (3 by default, 5 for writes).",
+        "",
+        "## Reproduce",
+        "",
+        f"The latest run of every section took {_full_run(sources, extras, page_dir)}, plus the build.",
+        "",
+        "```bash",
+        "make bench                   # every section: bench/results/<UTC date>.{json,md,png} and this page",
+        "BENCH_QUICK=1 make bench     # a short run (fewer shapes, 1 repetition): <date>-quick.*",
+        "BENCH_STRICT=1 make bench    # exit 2 when a target is missed",
+        ".venv/bin/python -m bench.run --only manyShards,memory --docs docs/benchmarks.md  # some sections",
+        ".venv/bin/python -m bench.run --render bench/results/<date>.json --docs docs/benchmarks.md  # re-render",
+        "make bench-smoke             # the harness's smoke test (also in make test)",
+        "```",
+        "",
+        "Sections (`--only`): `read`, `write`, `readUnderQuota`, `pacedRead`, `cpuPerRecord`, `writeUnderQuota`, "
+        "`aggregation`, `latency`, `fanOut`, `realTime`, `scale`, `manyShards`, `memory`, `localCluster`. A miss "
+        "never fails `make bench` unless `BENCH_STRICT=1`; each run's summary (`bench/results/<date>.md`) lists "
+        "every target and shape.",
+        "",
+        "## Known misses",
+        "",
+    ]
     misses = [f for f in FIGURES if cells[f.key].verdict == "MISS"]
     for f in misses:
         c = cells[f.key]
-        out.append(f"- **{f.label}**: {c.measured} against {f.target}"
-                   + (f" ({c.source.label})" if c.source else "") + (f". What limits it: {f.limits}" if f.limits
-                                                                     else "") + f" ([why]({DESIGN}#what-limits-each-figure)).")
+        out.append(
+            f"- **{f.label}**: {c.measured} against {f.target}"
+            + (f" ({c.source.label})" if c.source else "")
+            + (f". What limits it: {f.limits}" if f.limits else "")
+            + f" ([why]({DESIGN}#what-limits-each-figure))."
+        )
     if not misses:
         out.append("None in the latest measurement of each headline figure.")
-    out += ["", "Not measured: the AWS Labs connector (no run of it on the simulator yet), and anything on AWS itself.",
-            "", "## Plots", ""]
+    out += [
+        "",
+        "Not measured: the AWS Labs connector (no run of it on the simulator yet), and anything on AWS itself.",
+        "",
+        "## Plots",
+        "",
+    ]
     plots = _plots(results_dir)
     for kind, caption in PLOT_KINDS:
         if kind in plots:
@@ -500,17 +723,24 @@ def _modes(sources: list[Source], page_dir: Path) -> list[str]:
     modes = list(dict.fromkeys(r["mode"] for r in summary))
     if not src or not modes:
         return []
-    out = ["### The sink's flow-control modes under the write quota", "",
-           f"`SinkQuotaBench` ({_link(src.path, page_dir, src.label)}): the fraction of what the shards can take, and "
-           "of record attempts refused as throttled; `adaptive` is the default.", "", "| mode | uniform keys: delivered | uniform keys: throttled | hot shard: delivered / "
-           "throttled |", "|---|---|---|---|"]
+    out = [
+        "### The sink's flow-control modes under the write quota",
+        "",
+        f"`SinkQuotaBench` ({_link(src.path, page_dir, src.label)}): the fraction of what the shards can take, and "
+        "of record attempts refused as throttled; `adaptive` is the default.",
+        "",
+        "| mode | uniform keys: delivered | uniform keys: throttled | hot shard: delivered / throttled |",
+        "|---|---|---|---|",
+    ]
     for mode in modes:
         uniform = [r for r in summary if r["mode"] == mode and r["keys"] == "uniform"]
         hot = [r for r in summary if r["mode"] == mode and r["keys"] == "hot"]
-        out.append(f"| `{mode}` | {_span(r['fractionOfAchievable'] for r in uniform)} | "
-                   f"{_span((r['throttledFraction'] * 100 for r in uniform), '{:.1f}')} % | "
-                   + (f"{hot[0]['fractionOfAchievable']:.3f} / {hot[0]['throttledFraction'] * 100:.1f} %" if hot
-                      else "–") + " |")
+        out.append(
+            f"| `{mode}` | {_span(r['fractionOfAchievable'] for r in uniform)} | "
+            f"{_span((r['throttledFraction'] * 100 for r in uniform), '{:.1f}')} % | "
+            + (f"{hot[0]['fractionOfAchievable']:.3f} / {hot[0]['throttledFraction'] * 100:.1f} %" if hot else "–")
+            + " |"
+        )
     return out + [""]
 
 

@@ -27,8 +27,10 @@ SINK_QUOTA_SOURCE = "integration-tests/src/test/scala/io/github/sparkkinesis/it/
 def read_counters(sim: Simulator, stream: str) -> dict[str, float]:
     """The stream's read counters (summed over its shards) and when they were read."""
     c = sim.stream_counters(stream)
-    return {k: float(c.get(k, 0)) for k in ("getRecordsBytes", "getRecordsCalls", "throttledGetRecordsCalls",
-                                             "getRecordsRecords")} | {"t": time.monotonic()}
+    return {
+        k: float(c.get(k, 0))
+        for k in ("getRecordsBytes", "getRecordsCalls", "throttledGetRecordsCalls", "getRecordsRecords")
+    } | {"t": time.monotonic()}
 
 
 def _shard_bytes(sim: Simulator, stream: str) -> dict[str, float]:
@@ -48,8 +50,11 @@ def call_aligned_rate(samples: list[tuple[float, dict[str, float]]]) -> tuple[fl
     total, corrected = 0.0, 0
     for shard in samples[-1][1]:
         series = [(t, b.get(shard, 0.0)) for t, b in samples]
-        calls = [(series[i][0], series[i - 1][1], series[i][1] - series[i - 1][1])
-                 for i in range(1, len(series)) if series[i][1] > series[i - 1][1]]
+        calls = [
+            (series[i][0], series[i - 1][1], series[i][1] - series[i - 1][1])
+            for i in range(1, len(series))
+            if series[i][1] > series[i - 1][1]
+        ]
         served = series[-1][1] - series[0][1]
         if len(calls) >= 3 and max(c[2] for c in calls) >= 0.1 * served:
             (t_first, before_first, _), (t_last, before_last, _) = calls[0], calls[-1]
@@ -60,8 +65,15 @@ def call_aligned_rate(samples: list[tuple[float, dict[str, float]]]) -> tuple[fl
     return total, corrected
 
 
-def served_window(sim: Simulator, stream: str, shards: int, seconds: float, warmup: float,
-                  before: dict[str, float], failure: Callable[[], Any]) -> dict[str, Any]:
+def served_window(
+    sim: Simulator,
+    stream: str,
+    shards: int,
+    seconds: float,
+    warmup: float,
+    before: dict[str, float],
+    failure: Callable[[], Any],
+) -> dict[str, Any]:
     """What the simulator served to the one reader now on `stream`: from the reader's first GetRecords (counters
     past `before`, taken just before it started), a warm-up, then a window of `seconds` sampled ten times a second
     (see `call_aligned_rate`). `failure` says whether the reader broke (checked while waiting for its first call).
@@ -82,11 +94,13 @@ def served_window(sim: Simulator, stream: str, shards: int, seconds: float, warm
         samples.append((time.monotonic(), _shard_bytes(sim, stream)))
     last = read_counters(sim, stream)
     return window_figures(shards, first, last, samples) | {
-        "recordsServedSinceStart": int(last["getRecordsRecords"] - before["getRecordsRecords"])}
+        "recordsServedSinceStart": int(last["getRecordsRecords"] - before["getRecordsRecords"])
+    }
 
 
-def window_figures(shards: int, first: dict[str, float], last: dict[str, float],
-                   samples: list[tuple[float, dict[str, float]]]) -> dict[str, Any]:
+def window_figures(
+    shards: int, first: dict[str, float], last: dict[str, float], samples: list[tuple[float, dict[str, float]]]
+) -> dict[str, Any]:
     elapsed = last["t"] - first["t"]
     delta = {k: last[k] - first[k] for k in first if k != "t"}
     calls = delta["getRecordsCalls"]
@@ -102,16 +116,21 @@ def window_figures(shards: int, first: dict[str, float], last: dict[str, float],
         "getRecordsPerShardPerSecond": round(calls / elapsed / shards, 2),
         "fractionOfCallQuota": round(calls / elapsed / (shards * READ_QUOTA_CALLS), 3),
         "throttledFraction": round(delta["throttledGetRecordsCalls"] / calls, 4) if calls else None,
-        "getRecordsCalls": int(calls), "throttledGetRecordsCalls": int(delta["throttledGetRecordsCalls"]),
+        "getRecordsCalls": int(calls),
+        "throttledGetRecordsCalls": int(delta["throttledGetRecordsCalls"]),
     }
 
 
-def connector_window(spark: Any, sim: Simulator, stream: str, shards: int, seconds: float, warmup: float,
-                     options: dict[str, str]) -> dict[str, Any]:
+def connector_window(
+    spark: Any, sim: Simulator, stream: str, shards: int, seconds: float, warmup: float, options: dict[str, str]
+) -> dict[str, Any]:
     """A streaming query (default trigger, into `noop`) reading `stream` from TRIM_HORIZON, measured by
     `served_window` and stopped after it."""
-    reader = spark.readStream.format("kinesis").options(
-        **source_options(sim.endpoint, stream, initialPosition="trim_horizon", **options)).load()
+    reader = (
+        spark.readStream.format("kinesis")
+        .options(**source_options(sim.endpoint, stream, initialPosition="trim_horizon", **options))
+        .load()
+    )
     with tempfile.TemporaryDirectory(prefix="bench-quota-cp-") as checkpoint:
         before = read_counters(sim, stream)
         query = reader.writeStream.format("noop").option("checkpointLocation", checkpoint).start()
@@ -125,8 +144,9 @@ def connector_window(spark: Any, sim: Simulator, stream: str, shards: int, secon
     return result
 
 
-def read_under_quota(spark: Any, sim: Simulator, sdk: JvmSdk, shards: int, record_bytes: int, seconds: float,
-                     options: dict[str, str]) -> dict[str, Any]:
+def read_under_quota(
+    spark: Any, sim: Simulator, sdk: JvmSdk, shards: int, record_bytes: int, seconds: float, options: dict[str, str]
+) -> dict[str, Any]:
     """A backlog larger than the quota lets through in the window, read by a streaming query (default trigger)
     with quotas on; the rate is what the simulator served (its per-shard counters, sampled through the window
     after a warm-up; see `call_aligned_rate`)."""
@@ -154,15 +174,22 @@ def run_read(spark: Any, sim: Simulator, settings: Settings) -> dict[str, Any]:
         for variant, options in settings.quota_variants.items():
             for record_bytes in settings.record_sizes:
                 for shards in settings.quota_shards:
-                    reps = [read_under_quota(spark, sim, sdk, shards, record_bytes, settings.quota_seconds, options)
-                            for _ in range(settings.repetitions)]
+                    reps = [
+                        read_under_quota(spark, sim, sdk, shards, record_bytes, settings.quota_seconds, options)
+                        for _ in range(settings.repetitions)
+                    ]
                     middle = sorted(reps, key=lambda r: r["fractionOfByteQuota"])[len(reps) // 2]  # the median one
                     runs.append({"options": variant, **middle, "repetitions": reps})
-                    print(f"  read under quota ({variant}), {record_bytes} B x {shards} shard(s): "
-                          f"{middle['fractionOfByteQuota']:.2f} of the byte quota, {middle['throttledFraction']} "
-                          "of GetRecords calls throttled", flush=True)
-        return {"quotaPerShard": {"bytesPerSecond": READ_QUOTA_BYTES, "getRecordsPerSecond": READ_QUOTA_CALLS},
-                "runs": runs}
+                    print(
+                        f"  read under quota ({variant}), {record_bytes} B x {shards} shard(s): "
+                        f"{middle['fractionOfByteQuota']:.2f} of the byte quota, {middle['throttledFraction']} "
+                        "of GetRecords calls throttled",
+                        flush=True,
+                    )
+        return {
+            "quotaPerShard": {"bytesPerSecond": READ_QUOTA_BYTES, "getRecordsPerSecond": READ_QUOTA_CALLS},
+            "runs": runs,
+        }
     finally:
         sdk.close()
 
@@ -192,8 +219,24 @@ def run_sink_quota(sbt: str, settings: Settings, out: Path) -> dict[str, Any]:
 
 def fold_sink_quota(data: dict[str, Any]) -> dict[str, Any]:
     """SinkQuotaBench's JSON as it is, plus one summary row per run (the trace stays for the plot)."""
-    rows = [{k: run.get(k) for k in ("mode", "shards", "tasks", "keys", "recordBytes", "quotaRecordsPerSecond",
-                                      "achievableRecordsPerSecond", "deliveredRecordsPerSecond",
-                                      "fractionOfAchievable", "throttledFraction", "lost", "duplicates")}
-            for run in data.get("runs", [])]
+    rows = [
+        {
+            k: run.get(k)
+            for k in (
+                "mode",
+                "shards",
+                "tasks",
+                "keys",
+                "recordBytes",
+                "quotaRecordsPerSecond",
+                "achievableRecordsPerSecond",
+                "deliveredRecordsPerSecond",
+                "fractionOfAchievable",
+                "throttledFraction",
+                "lost",
+                "duplicates",
+            )
+        }
+        for run in data.get("runs", [])
+    ]
     return {"available": True, "summary": rows, "runs": data.get("runs", [])}

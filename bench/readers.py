@@ -15,12 +15,19 @@ from bench.loops import JvmSdk, Rate, boto3_drain, compare, rate_dict
 
 def connector_drain(spark: Any, endpoint: str, stream: str, record_bytes: int, timeout: float = 900) -> dict[str, Any]:
     """One AvailableNow query from TRIM_HORIZON to the tip into `noop`; wall time from start() to termination."""
-    reader = spark.readStream.format("kinesis").options(**source_options(endpoint, stream,
-                                                                          initialPosition="trim_horizon")).load()
+    reader = (
+        spark.readStream.format("kinesis")
+        .options(**source_options(endpoint, stream, initialPosition="trim_horizon"))
+        .load()
+    )
     with tempfile.TemporaryDirectory(prefix="bench-read-cp-") as checkpoint:
         start = time.perf_counter()
-        query = (reader.writeStream.format("noop").trigger(availableNow=True)
-                 .option("checkpointLocation", checkpoint).start())
+        query = (
+            reader.writeStream.format("noop")
+            .trigger(availableNow=True)
+            .option("checkpointLocation", checkpoint)
+            .start()
+        )
         if not query.awaitTermination(timeout):
             query.stop()
             raise TimeoutError(f"AvailableNow read of {stream} did not finish in {timeout:.0f} s")
@@ -61,34 +68,68 @@ def run(spark: Any, sim: Simulator, settings: Settings) -> dict[str, Any]:
                     heap.reset()
                     result = connector_drain(spark, sim.endpoint, stream, record_bytes)
                     peaks.append(heap.peak_mib())
-                    reps["connector"].append({**rate_dict(result["rate"]), "batches": result["batches"],
-                                              "inBatchesRecordsPerSecond": result["inBatchesRecordsPerSecond"],
-                                              "kinesisCalls": result["kinesisCalls"],
-                                              "throttledCalls": result["throttledCalls"], **loads})
+                    reps["connector"].append(
+                        {
+                            **rate_dict(result["rate"]),
+                            "batches": result["batches"],
+                            "inBatchesRecordsPerSecond": result["inBatchesRecordsPerSecond"],
+                            "kinesisCalls": result["kinesisCalls"],
+                            "throttledCalls": result["throttledCalls"],
+                            **loads,
+                        }
+                    )
                     reps["rawSdk"].append({**rate_dict(sdk.drain(stream, shard_ids, record_bytes)), **load()})
-                    reps["boto3"].append({**rate_dict(boto3_drain(sim.client, stream, shard_ids, record_bytes,
-                                                                   settings.boto3_seconds)), **load()})
+                    reps["boto3"].append(
+                        {
+                            **rate_dict(
+                                boto3_drain(sim.client, stream, shard_ids, record_bytes, settings.boto3_seconds)
+                            ),
+                            **load(),
+                        }
+                    )
                 sim.delete(stream)
                 shapes.append(_shape(record_bytes, shards, expected, prefill, reps, peaks))
-                print(f"  read {record_bytes} B x {shards} shard(s): connector "
-                      f"{shapes[-1]['connector']['recordsPerSecond']:,.0f} rec/s, raw SDK "
-                      f"{shapes[-1]['rawSdk']['recordsPerSecond']:,.0f}, boto3 "
-                      f"{shapes[-1]['boto3']['recordsPerSecond']:,.0f}", flush=True)
+                print(
+                    f"  read {record_bytes} B x {shards} shard(s): connector "
+                    f"{shapes[-1]['connector']['recordsPerSecond']:,.0f} rec/s, raw SDK "
+                    f"{shapes[-1]['rawSdk']['recordsPerSecond']:,.0f}, boto3 "
+                    f"{shapes[-1]['boto3']['recordsPerSecond']:,.0f}",
+                    flush=True,
+                )
     finally:
         sdk.close()
-    return {"shapes": shapes, "memory": {
-        "method": "java.lang.management MemoryPoolMXBean heap pools of the driver JVM via py4j, peaks reset "
-                  "before each connector read (local mode: driver and executor are the same JVM); the sum of "
-                  "per-pool peaks bounds the true peak from above",
-        "maxHeapMiB": round(heap.max_heap / 1024 / 1024, 1),
-        "peaks": [{"recordBytes": s["recordBytes"], "shards": s["shards"], "heapPeakMiB": s["heapPeakMiB"]}
-                  for s in shapes]}}
+    return {
+        "shapes": shapes,
+        "memory": {
+            "method": "java.lang.management MemoryPoolMXBean heap pools of the driver JVM via py4j, peaks reset "
+            "before each connector read (local mode: driver and executor are the same JVM); the sum of "
+            "per-pool peaks bounds the true peak from above",
+            "maxHeapMiB": round(heap.max_heap / 1024 / 1024, 1),
+            "peaks": [
+                {"recordBytes": s["recordBytes"], "shards": s["shards"], "heapPeakMiB": s["heapPeakMiB"]}
+                for s in shapes
+            ],
+        },
+    }
 
 
-def _shape(record_bytes: int, shards: int, expected: int, prefill: Rate, reps: dict[str, list[dict[str, Any]]],
-           peaks: list[float]) -> dict[str, Any]:
-    return {"recordBytes": record_bytes, "shards": shards, "recordsInStream": expected, "prefill": rate_dict(prefill),
-            **compare(reps), "connectorRecordsCounted": [r["records"] for r in reps["connector"]],
-            "connectorInBatchesRecordsPerSecond": median([r["inBatchesRecordsPerSecond"] or 0.0
-                                                          for r in reps["connector"]]),
-            "heapPeakMiB": round(max(peaks), 1) if peaks else None}
+def _shape(
+    record_bytes: int,
+    shards: int,
+    expected: int,
+    prefill: Rate,
+    reps: dict[str, list[dict[str, Any]]],
+    peaks: list[float],
+) -> dict[str, Any]:
+    return {
+        "recordBytes": record_bytes,
+        "shards": shards,
+        "recordsInStream": expected,
+        "prefill": rate_dict(prefill),
+        **compare(reps),
+        "connectorRecordsCounted": [r["records"] for r in reps["connector"]],
+        "connectorInBatchesRecordsPerSecond": median(
+            [r["inBatchesRecordsPerSecond"] or 0.0 for r in reps["connector"]]
+        ),
+        "heapPeakMiB": round(max(peaks), 1) if peaks else None,
+    }

@@ -53,8 +53,9 @@ def _writer(sim: Simulator, stream: str, rate: int, seconds: float, sent: list[i
         pending = [(f"k{n}-{i}", i) for i in range(batch)]
         while pending:
             stamp = time.time()
-            records = [{"PartitionKey": key, "Data": json.dumps({"t": stamp, "n": n, "i": i}).encode()}
-                       for key, i in pending]
+            records = [
+                {"PartitionKey": key, "Data": json.dumps({"t": stamp, "n": n, "i": i}).encode()} for key, i in pending
+            ]
             response = sim.client.put_records(StreamName=stream, Records=records)
             pending = [p for p, res in zip(pending, response["Records"]) if "ErrorCode" in res]
         sent[0] += batch
@@ -69,24 +70,35 @@ def measure(spark: Any, sim: Simulator, mode: str, trigger: str, rate: int, seco
     warmup = min(3.0, seconds / 5)
     reader = spark.readStream.format("kinesis").options(**source_options(sim.endpoint, stream, **MODES[mode])).load()
     stamp = get_json_object(col("data").cast("string"), "$.t").cast("double")
-    rows = reader.select(stamp.alias("t"),
-                         (expr("cast(reflect('java.lang.System', 'currentTimeMillis') as bigint)") - stamp * 1000)
-                         .alias("ms"))
-    with tempfile.TemporaryDirectory(prefix="bench-rt-cp-") as checkpoint, \
-            tempfile.TemporaryDirectory(prefix="bench-rt-out-") as out:
+    rows = reader.select(
+        stamp.alias("t"),
+        (expr("cast(reflect('java.lang.System', 'currentTimeMillis') as bigint)") - stamp * 1000).alias("ms"),
+    )
+    with (
+        tempfile.TemporaryDirectory(prefix="bench-rt-cp-") as checkpoint,
+        tempfile.TemporaryDirectory(prefix="bench-rt-out-") as out,
+    ):
         writer = rows.writeStream.outputMode("update").foreach(_Appender(out)).option("checkpointLocation", checkpoint)
         # One real-time batch covers the whole run: its tasks read throughout, and it ends once the records are in.
         batch_seconds = int(seconds + 20)
-        query = (writer.trigger(realTime=f"{batch_seconds} seconds") if trigger == "realTime"
-                 else writer.trigger(processingTime="100 milliseconds")).start()
+        query = (
+            writer.trigger(realTime=f"{batch_seconds} seconds")
+            if trigger == "realTime"
+            else writer.trigger(processingTime="100 milliseconds")
+        ).start()
         sent = [0]
         stop = threading.Event()
         try:
             # Writing starts once every shard is being read: a real-time batch's tasks take seconds to start, and
             # the records put meanwhile would measure the start, not the reading.
             op, per_shard = ("GetRecords", 2) if mode == "polling" else ("SubscribeToShard", 1)
-            wait_for(lambda: int(sim.stream_counters(stream)["operations"].get(op, {}).get("calls", 0))
-                     >= per_shard * SHARDS, 180, f"every shard's {op} calls")
+            wait_for(
+                lambda: (
+                    int(sim.stream_counters(stream)["operations"].get(op, {}).get("calls", 0)) >= per_shard * SHARDS
+                ),
+                180,
+                f"every shard's {op} calls",
+            )
             loads = load()
             t0 = time.time()
             thread = threading.Thread(target=_writer, args=(sim, stream, rate, seconds, sent, stop), daemon=True)
@@ -94,8 +106,12 @@ def measure(spark: Any, sim: Simulator, mode: str, trigger: str, rate: int, seco
             thread.join(seconds + 60)
 
             def samples() -> list[tuple[float, float]]:
-                return [(float(t), float(ms)) for f in Path(out).glob("*.txt")
-                        for t, ms in (line.split() for line in f.read_text().splitlines() if line)]
+                return [
+                    (float(t), float(ms))
+                    for f in Path(out).glob("*.txt")
+                    for t, ms in (line.split() for line in f.read_text().splitlines() if line)
+                ]
+
             # Real-time rows reach the files when the batch ends (the Python writer flushes its rows then).
             wait_for(lambda: len(samples()) >= sent[0], batch_seconds + 120, "every latency record to arrive")
             failure = query.exception()
@@ -107,8 +123,16 @@ def measure(spark: Any, sim: Simulator, mode: str, trigger: str, rate: int, seco
     if failure is not None:
         raise RuntimeError(f"real-time latency query failed: {failure}")
     measured = [ms for t, ms in got if t >= t0 + warmup]
-    return {"mode": mode, "trigger": trigger, "recordsPerSecond": rate, "recordsSent": sent[0],
-            "recordsArrived": len(got), "measured": len(measured), "ms": latency._percentiles(measured), **loads}
+    return {
+        "mode": mode,
+        "trigger": trigger,
+        "recordsPerSecond": rate,
+        "recordsSent": sent[0],
+        "recordsArrived": len(got),
+        "measured": len(measured),
+        "ms": latency._percentiles(measured),
+        **loads,
+    }
 
 
 def run(spark: Any, sim: Simulator, settings: Settings) -> dict[str, Any]:
@@ -121,8 +145,11 @@ def run(spark: Any, sim: Simulator, settings: Settings) -> dict[str, Any]:
                 for trigger in TRIGGERS:
                     r = measure(spark, sim, mode, trigger, rate, settings.realtime_seconds)
                     runs.append(r)
-                    print(f"  real-time latency, {mode}, {trigger}, {rate} rec/s: p50 {r['ms']['p50']} ms, "
-                          f"p99 {r['ms']['p99']} ms", flush=True)
+                    print(
+                        f"  real-time latency, {mode}, {trigger}, {rate} rec/s: p50 {r['ms']['p50']} ms, "
+                        f"p99 {r['ms']['p99']} ms",
+                        flush=True,
+                    )
     finally:
         sim.quotas(True)
     return {"shards": SHARDS, "seconds": settings.realtime_seconds, "runs": runs}

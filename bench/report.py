@@ -38,11 +38,24 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
 
     def add(target: str, shape: str, value: Any, ok: bool | None) -> None:
-        rows.append({"target": target, "shape": shape, "value": value,
-                     "verdict": "NOT RUN" if ok is None else _verdict(ok)})
+        rows.append(
+            {"target": target, "shape": shape, "value": value, "verdict": "NOT RUN" if ok is None else _verdict(ok)}
+        )
 
-    for judge in (_write_targets, _quota_targets, _paced_targets, _cpu_targets, _sink_targets, _latency_targets,
-                  _many_shards_targets, _memory_targets, _cluster_targets, _fanout_targets, _realtime_targets, _aggregation_targets):
+    for judge in (
+        _write_targets,
+        _quota_targets,
+        _paced_targets,
+        _cpu_targets,
+        _sink_targets,
+        _latency_targets,
+        _many_shards_targets,
+        _memory_targets,
+        _cluster_targets,
+        _fanout_targets,
+        _realtime_targets,
+        _aggregation_targets,
+    ):
         judge(results, add)
     return rows
 
@@ -72,8 +85,12 @@ def _quota_targets(results: dict[str, Any], add: Add) -> None:
         if r.get("options", "defaults") != "defaults":
             continue
         ok = r["fractionOfByteQuota"] >= QUOTA_FRACTION and (r["throttledFraction"] or 0) <= THROTTLED_FRACTION
-        add(name, f"{r['recordBytes']} B × {r['shards']} shard(s)",
-            f"{r['fractionOfByteQuota']} of quota, {r['throttledFraction']} throttled", ok)
+        add(
+            name,
+            f"{r['recordBytes']} B × {r['shards']} shard(s)",
+            f"{r['fractionOfByteQuota']} of quota, {r['throttledFraction']} throttled",
+            ok,
+        )
 
 
 def _paced_targets(results: dict[str, Any], add: Add) -> None:
@@ -87,14 +104,21 @@ def _paced_targets(results: dict[str, Any], add: Add) -> None:
         add(quota_name, "-", _not_run(data), None)
     for s in data.get("shapes", []):
         shape = f"{s['recordBytes']} B × {s['shards']} shard(s)"
-        connector, paced, ratio = (s["connector"]["fractionOfByteQuota"], s["pacedSdk"]["fractionOfByteQuota"],
-                                   s.get("ratioToPacedSdk"))
+        connector, paced, ratio = (
+            s["connector"]["fractionOfByteQuota"],
+            s["pacedSdk"]["fractionOfByteQuota"],
+            s.get("ratioToPacedSdk"),
+        )
         if s.get("backlogExhausted"):
             add(ratio_name, shape, f"not judged: the backlog ran out (ratio {ratio})", None)
             add(quota_name, shape, "not judged: the backlog ran out", None)
             continue
-        add(ratio_name, shape, f"{ratio} (connector {connector}, paced {paced} of quota)",
-            ratio is not None and ratio >= PACED_RATIO)
+        add(
+            ratio_name,
+            shape,
+            f"{ratio} (connector {connector}, paced {paced} of quota)",
+            ratio is not None and ratio >= PACED_RATIO,
+        )
         if paced >= PACED_QUOTA_FRACTION:
             add(quota_name, shape, f"{connector} of quota (paced loop {paced})", connector >= PACED_QUOTA_FRACTION)
         else:
@@ -112,19 +136,33 @@ def _cpu_targets(results: dict[str, Any], add: Add) -> None:
         # Results from before the bracketing drains judged against the raw loop's earlier, shorter drain.
         steady = s.get("steadyRatioToBracketWithoutJit") if bracket else s.get("steadyRatioWithoutJit")
         raw = (bracket or s["rawSdk"]).get("withoutJitMicrosPerRecord")
-        measured = (f"{steady} (steady {connector.get('withoutJitMicrosPerRecord')} vs {raw} µs"
-                    f"{' (raw loop on the same backlog, before and after)' if bracket else ''} at "
-                    f"{s.get('fractionOfReadQuota')} of the read quota; against the earlier raw drain "
-                    f"{s.get('steadyRatioWithoutJit')}; whole drain with JIT {s.get('ratioToRawSdk')}, without "
-                    f"{s.get('ratioWithoutJit')})")
+        measured = (
+            f"{steady} (steady {connector.get('withoutJitMicrosPerRecord')} vs {raw} µs"
+            f"{' (raw loop on the same backlog, before and after)' if bracket else ''} at "
+            f"{s.get('fractionOfReadQuota')} of the read quota; against the earlier raw drain "
+            f"{s.get('steadyRatioWithoutJit')}; whole drain with JIT {s.get('ratioToRawSdk')}, without "
+            f"{s.get('ratioWithoutJit')})"
+        )
         if s.get("judged", True):
             if (s.get("fractionOfReadQuota") or 0) > CPU_BUSY_QUOTA_FRACTION:
-                measured += (f"; near the read quota the connector keeps, so partly what a second costs (paced loop: "
-                             f"{s.get('steadyRatioToPacedWithoutJit')})")
-            add(name, f"{s['recordBytes']} B × {s['shards']} shard(s)", measured, steady is not None and steady <= CPU_RATIO)
+                measured += (
+                    f"; near the read quota the connector keeps, so partly what a second costs (paced loop: "
+                    f"{s.get('steadyRatioToPacedWithoutJit')})"
+                )
+            add(
+                name,
+                f"{s['recordBytes']} B × {s['shards']} shard(s)",
+                measured,
+                steady is not None and steady <= CPU_RATIO,
+            )
         else:
-            add(name, f"{s['recordBytes']} B × {s['shards']} shard(s)", f"not judged (reads at the quota, see the "
-                f"paced loop: {s.get('steadyRatioToPacedWithoutJit')}): {measured}", None)
+            add(
+                name,
+                f"{s['recordBytes']} B × {s['shards']} shard(s)",
+                f"not judged (reads at the quota, see the "
+                f"paced loop: {s.get('steadyRatioToPacedWithoutJit')}): {measured}",
+                None,
+            )
 
 
 def _sink_targets(results: dict[str, Any], add: Add) -> None:
@@ -135,8 +173,12 @@ def _sink_targets(results: dict[str, Any], add: Add) -> None:
         add(name, "-", _not_run(sink), None)
     for r in adaptive:
         ok = (r["fractionOfAchievable"] or 0) >= QUOTA_FRACTION and (r["throttledFraction"] or 1) <= THROTTLED_FRACTION
-        add(name, f"{r['shards']} shard(s), {r['tasks']} task(s), {r['keys']} keys",
-            f"{r['fractionOfAchievable']:.3f} of achievable, {r['throttledFraction']:.4f} throttled", ok)
+        add(
+            name,
+            f"{r['shards']} shard(s), {r['tasks']} task(s), {r['keys']} keys",
+            f"{r['fractionOfAchievable']:.3f} of achievable, {r['throttledFraction']:.4f} throttled",
+            ok,
+        )
 
 
 def _latency_targets(results: dict[str, Any], add: Add) -> None:
@@ -160,8 +202,12 @@ def _fanout_targets(results: dict[str, Any], add: Add) -> None:
         add(names[1], "-", _not_run(data), None)
     else:
         fractions = [r["perShardFractionOfQuota"] for r in readers]
-        add(names[1], f"{len(readers)} consumers at once, 2 shards", f"{min(fractions)} (each: {fractions})",
-            min(fractions) >= EFO_QUOTA_FRACTION)
+        add(
+            names[1],
+            f"{len(readers)} consumers at once, 2 shards",
+            f"{min(fractions)} (each: {fractions})",
+            min(fractions) >= EFO_QUOTA_FRACTION,
+        )
 
 
 def _realtime_targets(results: dict[str, Any], add: Add) -> None:
@@ -171,14 +217,20 @@ def _realtime_targets(results: dict[str, Any], add: Add) -> None:
         add("real-time mode p99 put→row (polling ≤ 300 ms, EFO ≤ 150 ms)", "-", _not_run(data), None)
     for r in runs:
         limit = REALTIME_P99_MS[r["mode"]]
-        add(f"real-time mode p99 put→row ≤ {limit:g} ms ({r['mode']})",
-            f"{r['mode']}, {data['shards']} shards, {r['recordsPerSecond']} records/s", f"{r['ms']['p99']} ms",
-            r["ms"]["p99"] <= limit)
+        add(
+            f"real-time mode p99 put→row ≤ {limit:g} ms ({r['mode']})",
+            f"{r['mode']}, {data['shards']} shards, {r['recordsPerSecond']} records/s",
+            f"{r['ms']['p99']} ms",
+            r["ms"]["p99"] <= limit,
+        )
 
 
 def _aggregation_targets(results: dict[str, Any], add: Add) -> None:
-    names = (f"aggregation=kpl user records/s ≥ {AGGREGATION_SPEEDUP:g}× unaggregated",
-             f"aggregation=kpl throttled attempts ≤ {THROTTLED_FRACTION:.0%}", "aggregation=kpl p50 put→row ≤ 1 s")
+    names = (
+        f"aggregation=kpl user records/s ≥ {AGGREGATION_SPEEDUP:g}× unaggregated",
+        f"aggregation=kpl throttled attempts ≤ {THROTTLED_FRACTION:.0%}",
+        "aggregation=kpl p50 put→row ≤ 1 s",
+    )
     data = results.get("aggregation") or {}
     if "speedup" not in data:
         for name in names:
@@ -186,21 +238,38 @@ def _aggregation_targets(results: dict[str, Any], add: Add) -> None:
         return
     shape = f"{data['recordBytes']} B × {data['shards']} shards, AWS write quotas"
     rates = {t["mode"]: t for t in data["throughput"]}
-    add(names[0], shape, f"{data['speedup']}× ({rates['kpl']['userRecordsPerSecond']:,} against "
-        f"{rates['none']['userRecordsPerSecond']:,} records/s)", data["speedup"] >= AGGREGATION_SPEEDUP)
+    add(
+        names[0],
+        shape,
+        f"{data['speedup']}× ({rates['kpl']['userRecordsPerSecond']:,} against "
+        f"{rates['none']['userRecordsPerSecond']:,} records/s)",
+        data["speedup"] >= AGGREGATION_SPEEDUP,
+    )
     throttled = rates["kpl"]["windowThrottledFraction"]
-    add(names[1], shape + ", after warm-up", f"{throttled} over {rates['kpl']['windowSeconds']} s (whole write "
+    add(
+        names[1],
+        shape + ", after warm-up",
+        f"{throttled} over {rates['kpl']['windowSeconds']} s (whole write "
         f"{rates['kpl']['throttledFraction']}; unaggregated {rates['none']['windowThrottledFraction']}, whole "
-        f"{rates['none']['throttledFraction']})", throttled is not None and throttled <= THROTTLED_FRACTION)
+        f"{rates['none']['throttledFraction']})",
+        throttled is not None and throttled <= THROTTLED_FRACTION,
+    )
     latency = {lt["mode"]: lt for lt in data["latency"]}
     p50 = latency["kpl"]["ms"]["p50"]
-    add(names[2], f"{latency['kpl']['recordsPerSecond']} rows/s, 100 ms triggers both sides",
-        f"{p50} ms (unaggregated {latency['none']['ms']['p50']} ms)", p50 == p50 and p50 <= P50_MS)
+    add(
+        names[2],
+        f"{latency['kpl']['recordsPerSecond']} rows/s, 100 ms triggers both sides",
+        f"{p50} ms (unaggregated {latency['none']['ms']['p50']} ms)",
+        p50 == p50 and p50 <= P50_MS,
+    )
 
 
 def _many_shards_targets(results: dict[str, Any], add: Add) -> None:
-    names = ("idle trigger median ≤ 300 ms", "idle driver CPU ≤ 5% of a core (without JIT)",
-             "p50 put→row ≤ 1 s, all shards busy")
+    names = (
+        "idle trigger median ≤ 300 ms",
+        "idle driver CPU ≤ 5% of a core (without JIT)",
+        "p50 put→row ≤ 1 s, all shards busy",
+    )
     data = results.get("manyShards") or {}
     if "idle" not in data:
         for name in names:
@@ -208,29 +277,46 @@ def _many_shards_targets(results: dict[str, Any], add: Add) -> None:
         return
     # An idle query is judged once idle for a while (its shards polled less often), when that was measured.
     idle = data.get("idleSteady") or data["idle"]
-    shape = f"{data['shards']} shards" + (f", idle {idle['secondsAfterStart']:.0f} s after the start"
-                                          if "secondsAfterStart" in idle else "")
+    shape = f"{data['shards']} shards" + (
+        f", idle {idle['secondsAfterStart']:.0f} s after the start" if "secondsAfterStart" in idle else ""
+    )
     trigger = idle.get("triggerExecutionMs")
-    add(names[0], shape, f"{trigger['median']} ms over {trigger['n']} trigger(s)" if trigger else
-        "no idle trigger reported in the window", trigger is not None and trigger["median"] <= IDLE_TRIGGER_MS)
+    add(
+        names[0],
+        shape,
+        f"{trigger['median']} ms over {trigger['n']} trigger(s)"
+        if trigger
+        else "no idle trigger reported in the window",
+        trigger is not None and trigger["median"] <= IDLE_TRIGGER_MS,
+    )
     # As CPU per record: what the JIT compiles minutes in is warm-up (an idle trigger's code runs rarely), not the
     # query's running cost. The whole driver (Spark's own threads included) is shown beside it.
     cpu = idle["cpu"]["fractionOfOneCore"]
     jit = idle["cpu"].get("jitFractionOfOneCore")
     judged = cpu - (jit or 0.0)
-    add(names[1], shape, f"{judged:.1%} (" + (f"with JIT compiling {jit:.1%}: {cpu:.1%}; " if jit is not None else "")
+    add(
+        names[1],
+        shape,
+        f"{judged:.1%} ("
+        + (f"with JIT compiling {jit:.1%}: {cpu:.1%}; " if jit is not None else "")
         + f"just started {data['idle']['cpu']['fractionOfOneCore']:.1%}; Spark alone "
-        f"{data['sparkAloneCpu']['fractionOfOneCore']:.1%})", judged <= IDLE_CPU_FRACTION)
+        f"{data['sparkAloneCpu']['fractionOfOneCore']:.1%})",
+        judged <= IDLE_CPU_FRACTION,
+    )
     # Latency with traffic is judged once the traffic has flowed a while (the JIT compiled what records bring),
     # when that was measured; records missing anywhere in the phase fail it.
     traffic = data["traffic"]
     steady = data.get("trafficSteady")
     p50, missing = (steady or traffic)["ms"]["p50"], traffic["recordsMissing"]
-    add(names[2], f"{data['shards']} shards, {traffic['recordsPerSecond']} records/s"
+    add(
+        names[2],
+        f"{data['shards']} shards, {traffic['recordsPerSecond']} records/s"
         + (f", {steady['secondsAfterStart']:.0f} s into the traffic" if steady else ""),
-        f"{p50} ms" + (f" (first seconds {traffic['ms']['p50']} ms)" if steady else "")
+        f"{p50} ms"
+        + (f" (first seconds {traffic['ms']['p50']} ms)" if steady else "")
         + (f", {missing} record(s) never arrived" if missing else ""),
-        missing == 0 and p50 == p50 and p50 <= P50_MS)  # p50 != p50: NaN, nothing measured
+        missing == 0 and p50 == p50 and p50 <= P50_MS,
+    )  # p50 != p50: NaN, nothing measured
 
 
 #: what the memory target allows the read to hold beyond `fetchBufferSize`: Spark's own per-query structures, the
@@ -254,14 +340,20 @@ def _memory_targets(results: dict[str, Any], add: Add) -> None:
         return
     child = data["child"]
     excess = memory_excess_mib(child)
-    value = (f"{'completed' if data['completed'] else 'not completed'}, {child.get('records')} of "
-             f"{data['recordsInStream']} records, live heap {child.get('liveBeforeMiB')} MiB before, at most "
-             f"{child.get('liveMaxMiB')} MiB during, fetchBufferSize {child.get('fetchBufferSize')}: "
-             f"{excess} MiB beyond the buffer (allowed {MEMORY_FIXED_OVERHEAD_MIB})"
-             + (f" ({child['error']})" if child.get("error") else ""))
-    add(name, f"{data['shards']} × {data['mibPerShard']} MiB of {data['recordBytes'] // 1024} KiB records, live heap "
-        f"within fetchBufferSize + {MEMORY_FIXED_OVERHEAD_MIB} MiB", value,
-        data["completed"] and excess is not None and excess <= MEMORY_FIXED_OVERHEAD_MIB)
+    value = (
+        f"{'completed' if data['completed'] else 'not completed'}, {child.get('records')} of "
+        f"{data['recordsInStream']} records, live heap {child.get('liveBeforeMiB')} MiB before, at most "
+        f"{child.get('liveMaxMiB')} MiB during, fetchBufferSize {child.get('fetchBufferSize')}: "
+        f"{excess} MiB beyond the buffer (allowed {MEMORY_FIXED_OVERHEAD_MIB})"
+        + (f" ({child['error']})" if child.get("error") else "")
+    )
+    add(
+        name,
+        f"{data['shards']} × {data['mibPerShard']} MiB of {data['recordBytes'] // 1024} KiB records, live heap "
+        f"within fetchBufferSize + {MEMORY_FIXED_OVERHEAD_MIB} MiB",
+        value,
+        data["completed"] and excess is not None and excess <= MEMORY_FIXED_OVERHEAD_MIB,
+    )
 
 
 def _cluster_targets(results: dict[str, Any], add: Add) -> None:
@@ -272,8 +364,12 @@ def _cluster_targets(results: dict[str, Any], add: Add) -> None:
         return
     ratio = data["servedToStored"]
     value = f"{ratio}" + ("" if data["completed"] else f", drain not completed ({data['child'].get('error')})")
-    add(name, f"{data['master']}, {data['shards']} shards", value,
-        data["completed"] and ratio is not None and ratio <= CLUSTER_SERVED_RATIO)
+    add(
+        name,
+        f"{data['master']}, {data['shards']} shards",
+        value,
+        data["completed"] and ratio is not None and ratio <= CLUSTER_SERVED_RATIO,
+    )
 
 
 def _num(v: Any, digits: int = 0) -> str:
@@ -288,54 +384,90 @@ def markdown(results: dict[str, Any], plots: dict[str, str], image_prefix: str =
     """The summary: machine, targets, then one table per benchmark. `image_prefix` makes plot paths relative to
     where the markdown lives."""
     m = results["machine"]
-    out = [f"# spark-kinesis benchmarks — {results['date']}", "",
-           f"Mode `{results['settings']['mode']}`, {results['settings']['repetitions']} repetition(s) per shape "
-           f"(medians), {results.get('elapsedSeconds', 0):.0f} s in all. Machine: {m['cpuCount']} × {m['cpuModel']}, "
-           f"{m['memoryGiB']} GiB; Spark {m.get('spark', '?')}, Java {m.get('java', '?')}, connector "
-           f"{m['connector']}, AWS SDK for Java {m['awsSdkJava']}, boto3 {m['boto3']}. Load average at start "
-           f"{m['load1AtStart']} / {m['load5AtStart']} / {m['load15AtStart']} (1/5/15 min), at the end "
-           f"{_num(results.get('loadAtEnd', {}).get('load1'), 2)}: with other work on the machine the figures are "
-           "noisy; compare ratios measured inside one run, not absolute rates across runs.", "",
-           "## Targets", "", "| target | shape | measured | verdict |", "|---|---|---|---|"]
+    out = [
+        f"# spark-kinesis benchmarks — {results['date']}",
+        "",
+        f"Mode `{results['settings']['mode']}`, {results['settings']['repetitions']} repetition(s) per shape "
+        f"(medians), {results.get('elapsedSeconds', 0):.0f} s in all. Machine: {m['cpuCount']} × {m['cpuModel']}, "
+        f"{m['memoryGiB']} GiB; Spark {m.get('spark', '?')}, Java {m.get('java', '?')}, connector "
+        f"{m['connector']}, AWS SDK for Java {m['awsSdkJava']}, boto3 {m['boto3']}. Load average at start "
+        f"{m['load1AtStart']} / {m['load5AtStart']} / {m['load15AtStart']} (1/5/15 min), at the end "
+        f"{_num(results.get('loadAtEnd', {}).get('load1'), 2)}: with other work on the machine the figures are "
+        "noisy; compare ratios measured inside one run, not absolute rates across runs.",
+        "",
+        "## Targets",
+        "",
+        "| target | shape | measured | verdict |",
+        "|---|---|---|---|",
+    ]
     for row in results["targets"]:
         out.append(f"| {row['target']} | {row['shape']} | {_num(row['value'], 3)} | **{row['verdict']}** |")
     errors = {k: v["error"] for k, v in results.items() if isinstance(v, dict) and "error" in v}
     if errors:
         out += ["", "Sections that failed:", ""] + [f"- `{k}`: {v}" for k, v in errors.items()]
 
-    for section, title, contender in (("read", "Read throughput (quotas off)", "connector"),
-                                      ("write", "Write throughput (quotas off)", "sink")):
+    for section, title, contender in (
+        ("read", "Read throughput (quotas off)", "connector"),
+        ("write", "Write throughput (quotas off)", "sink"),
+    ):
         data = results.get(section) or {}
         if not data.get("shapes"):
             continue
         inside = section == "read"
-        out += ["", f"## {title}", "", f"| record | shards | {contender} rec/s | MiB/s | "
-                + ("inside batches rec/s | " if inside else "") + "raw SDK rec/s | MiB/s | boto3 rec/s | MiB/s | "
-                "ratio to raw SDK |", "|---|---|---|---|" + ("---|" if inside else "") + "---|---|---|---|---|"]
+        out += [
+            "",
+            f"## {title}",
+            "",
+            f"| record | shards | {contender} rec/s | MiB/s | "
+            + ("inside batches rec/s | " if inside else "")
+            + "raw SDK rec/s | MiB/s | boto3 rec/s | MiB/s | "
+            "ratio to raw SDK |",
+            "|---|---|---|---|" + ("---|" if inside else "") + "---|---|---|---|---|",
+        ]
         for s in data["shapes"]:
             c, r, b = s["connector"], s["rawSdk"], s["boto3"]
             extra = f"{_num(s.get('connectorInBatchesRecordsPerSecond'))} | " if inside else ""
-            out.append(f"| {s['recordBytes']} B | {s['shards']} | {_num(c['recordsPerSecond'])} | "
-                       f"{_num(c['mibPerSecond'], 2)} | {extra}{_num(r['recordsPerSecond'])} | "
-                       f"{_num(r['mibPerSecond'], 2)} | {_num(b['recordsPerSecond'])} | {_num(b['mibPerSecond'], 2)} | "
-                       f"{_num(s['ratioToRawSdk'], 3)} |")
+            out.append(
+                f"| {s['recordBytes']} B | {s['shards']} | {_num(c['recordsPerSecond'])} | "
+                f"{_num(c['mibPerSecond'], 2)} | {extra}{_num(r['recordsPerSecond'])} | "
+                f"{_num(r['mibPerSecond'], 2)} | {_num(b['recordsPerSecond'])} | {_num(b['mibPerSecond'], 2)} | "
+                f"{_num(s['ratioToRawSdk'], 3)} |"
+            )
         if not inside and data.get("warmupWrites"):
             timed = f"{data['repetitions']} timed" if data.get("repetitions") else "the timed"
-            out += ["", f"Each contender wrote {data['warmupWrites']} time(s) untimed per record size first; in {timed} "
-                    "repetitions (medians) the sink and the raw loop take turns going first."]
+            out += [
+                "",
+                f"Each contender wrote {data['warmupWrites']} time(s) untimed per record size first; in {timed} "
+                "repetitions (medians) the sink and the raw loop take turns going first.",
+            ]
     write_shapes = [s for s in (results.get("write") or {}).get("shapes", []) if s.get("sinkCpuMicrosPerRecord")]
     if write_shapes:
-        out += ["", "Write CPU per record (driver JVM process CPU time without the JIT compilers ÷ records written, "
-                "each contender started on a quiet JVM; the sink's includes Spark producing the rows and running the "
-                "job, the raw loop is handed prepared requests):", "",
-                "| record | shards | sink µs/record | raw SDK µs/record | ratio |", "|---|---|---|---|---|"]
-        out += [f"| {s['recordBytes']} B | {s['shards']} | {_num(s['sinkCpuMicrosPerRecord'], 2)} | "
-                f"{_num(s['rawSdkCpuMicrosPerRecord'], 2)} | {_num(s['cpuRatioToRawSdk'], 3)} |" for s in write_shapes]
+        out += [
+            "",
+            "Write CPU per record (driver JVM process CPU time without the JIT compilers ÷ records written, "
+            "each contender started on a quiet JVM; the sink's includes Spark producing the rows and running the "
+            "job, the raw loop is handed prepared requests):",
+            "",
+            "| record | shards | sink µs/record | raw SDK µs/record | ratio |",
+            "|---|---|---|---|---|",
+        ]
+        out += [
+            f"| {s['recordBytes']} B | {s['shards']} | {_num(s['sinkCpuMicrosPerRecord'], 2)} | "
+            f"{_num(s['rawSdkCpuMicrosPerRecord'], 2)} | {_num(s['cpuRatioToRawSdk'], 3)} |"
+            for s in write_shapes
+        ]
     read = results.get("read") or {}
     if read.get("memory"):
         mem = read["memory"]
-        out += ["", "## Memory (read benchmark)", "", f"Method: {mem['method']}. Max heap {mem['maxHeapMiB']} MiB.",
-                "", "| record | shards | heap peak MiB (driver = executor) |", "|---|---|---|"]
+        out += [
+            "",
+            "## Memory (read benchmark)",
+            "",
+            f"Method: {mem['method']}. Max heap {mem['maxHeapMiB']} MiB.",
+            "",
+            "| record | shards | heap peak MiB (driver = executor) |",
+            "|---|---|---|",
+        ]
         out += [f"| {p['recordBytes']} B | {p['shards']} | {_num(p['heapPeakMiB'], 1)} |" for p in mem["peaks"]]
 
     quota = results.get("readUnderQuota") or {}
@@ -343,78 +475,139 @@ def markdown(results: dict[str, Any], plots: dict[str, str], image_prefix: str =
         out += ["", "## Read under quota (2 MiB/s and 5 GetRecords/s per shard)", ""]
         if quota.get("note"):
             out += [quota["note"], ""]
-        out += ["| source options | record | shards | MiB/s | of byte quota | GetRecords/s per shard | throttled calls |",
-                "|---|---|---|---|---|---|---|"]
-        out += [f"| {r.get('options', 'defaults')} | {r['recordBytes']} B | {r['shards']} | {r['mibPerSecond']} | "
-                f"{r['fractionOfByteQuota']} | {r['getRecordsPerShardPerSecond']} | {r['throttledFraction']} |"
-                for r in quota["runs"]]
+        out += [
+            "| source options | record | shards | MiB/s | of byte quota | GetRecords/s per shard | throttled calls |",
+            "|---|---|---|---|---|---|---|",
+        ]
+        out += [
+            f"| {r.get('options', 'defaults')} | {r['recordBytes']} B | {r['shards']} | {r['mibPerSecond']} | "
+            f"{r['fractionOfByteQuota']} | {r['getRecordsPerShardPerSecond']} | {r['throttledFraction']} |"
+            for r in quota["runs"]
+        ]
 
     sink = results.get("writeUnderQuota") or {}
     out += ["", "## Write under quota (SinkQuotaBench)", ""]
     if sink.get("summary"):
-        out += ["| mode | shards | tasks | keys | quota rec/s | achievable | delivered | of achievable | throttled | "
-                "lost | duplicates |", "|---|---|---|---|---|---|---|---|---|---|---|"]
-        out += [f"| {r['mode']} | {r['shards']} | {r['tasks']} | {r['keys']} | {_num(r['quotaRecordsPerSecond'])} | "
-                f"{_num(r['achievableRecordsPerSecond'])} | {_num(r['deliveredRecordsPerSecond'])} | "
-                f"{_num(r['fractionOfAchievable'], 3)} | {_num(r['throttledFraction'], 3)} | {r['lost']} | "
-                f"{r['duplicates']} |" for r in sink["summary"]]
+        out += [
+            "| mode | shards | tasks | keys | quota rec/s | achievable | delivered | of achievable | throttled | "
+            "lost | duplicates |",
+            "|---|---|---|---|---|---|---|---|---|---|---|",
+        ]
+        out += [
+            f"| {r['mode']} | {r['shards']} | {r['tasks']} | {r['keys']} | {_num(r['quotaRecordsPerSecond'])} | "
+            f"{_num(r['achievableRecordsPerSecond'])} | {_num(r['deliveredRecordsPerSecond'])} | "
+            f"{_num(r['fractionOfAchievable'], 3)} | {_num(r['throttledFraction'], 3)} | {r['lost']} | "
+            f"{r['duplicates']} |"
+            for r in sink["summary"]
+        ]
     else:
         out.append(sink.get("note") or sink.get("error") or "not run")
 
     latency = results.get("latency") or {}
     if latency.get("runs"):
-        out += ["", f"## End-to-end latency ({latency['shards']} shards, {latency['recordsPerSecond']} records/s, "
-                f"{latency['seconds']:g} s per trigger)", "",
-                "| trigger | records | p50 ms | p95 ms | p99 ms | max ms |", "|---|---|---|---|---|---|"]
-        out += [f"| {r['name']} | {r['measured']} | {r['ms']['p50']} | {r['ms']['p95']} | {r['ms']['p99']} | "
-                f"{r['ms']['max']} |" for r in latency["runs"]]
+        out += [
+            "",
+            f"## End-to-end latency ({latency['shards']} shards, {latency['recordsPerSecond']} records/s, "
+            f"{latency['seconds']:g} s per trigger)",
+            "",
+            "| trigger | records | p50 ms | p95 ms | p99 ms | max ms |",
+            "|---|---|---|---|---|---|",
+        ]
+        out += [
+            f"| {r['name']} | {r['measured']} | {r['ms']['p50']} | {r['ms']['p95']} | {r['ms']['p99']} | "
+            f"{r['ms']['max']} |"
+            for r in latency["runs"]
+        ]
 
     fan = results.get("fanOut") or {}
     if fan.get("latency"):
-        out += ["", "## Enhanced fan-out against polling (quotas on)", "",
-                "| mode | trigger | records | p50 ms | p95 ms | p99 ms | max ms |", "|---|---|---|---|---|---|---|"]
-        out += [f"| {r['mode']} | {r['name']} | {r['measured']} | {r['ms']['p50']} | {r['ms']['p95']} | "
-                f"{r['ms']['p99']} | {r['ms']['max']} |" for r in fan["latency"]]
+        out += [
+            "",
+            "## Enhanced fan-out against polling (quotas on)",
+            "",
+            "| mode | trigger | records | p50 ms | p95 ms | p99 ms | max ms |",
+            "|---|---|---|---|---|---|---|",
+        ]
+        out += [
+            f"| {r['mode']} | {r['name']} | {r['measured']} | {r['ms']['p50']} | {r['ms']['p95']} | "
+            f"{r['ms']['p99']} | {r['ms']['max']} |"
+            for r in fan["latency"]
+        ]
         t = fan.get("throughput") or {}
         if t.get("modes"):
-            out += ["", f"{t['readers']} queries at once on {t['shards']} shards ({t['bytesPerShard'] // 1048576} MiB "
-                    f"of {t['recordBytes']} B records per shard), each one's read rate per shard as a fraction of "
-                    "2 MiB/s:", "", "| mode | per reader |", "|---|---|"]
-            out += [f"| {m} | {', '.join(str(r['perShardFractionOfQuota']) for r in rs)} |" for m, rs in t["modes"].items()]
+            out += [
+                "",
+                f"{t['readers']} queries at once on {t['shards']} shards ({t['bytesPerShard'] // 1048576} MiB "
+                f"of {t['recordBytes']} B records per shard), each one's read rate per shard as a fraction of "
+                "2 MiB/s:",
+                "",
+                "| mode | per reader |",
+                "|---|---|",
+            ]
+            out += [
+                f"| {m} | {', '.join(str(r['perShardFractionOfQuota']) for r in rs)} |" for m, rs in t["modes"].items()
+            ]
     elif fan.get("error"):
         out += ["", "## Enhanced fan-out against polling", "", fan["error"]]
 
     rt = results.get("realTime") or {}
     if rt.get("runs"):
-        out += ["", f"## Real-time mode against micro-batches at 100 ms ({rt['shards']} shards, quotas on, put→row in "
-                "the task)", "", "| mode | trigger | records/s | records | p50 ms | p95 ms | p99 ms | max ms |",
-                "|---|---|---|---|---|---|---|---|"]
-        out += [f"| {r['mode']} | {r['trigger']} | {r['recordsPerSecond']} | {r['measured']} | {r['ms']['p50']} | "
-                f"{r['ms']['p95']} | {r['ms']['p99']} | {r['ms']['max']} |" for r in rt["runs"]]
+        out += [
+            "",
+            f"## Real-time mode against micro-batches at 100 ms ({rt['shards']} shards, quotas on, put→row in "
+            "the task)",
+            "",
+            "| mode | trigger | records/s | records | p50 ms | p95 ms | p99 ms | max ms |",
+            "|---|---|---|---|---|---|---|---|",
+        ]
+        out += [
+            f"| {r['mode']} | {r['trigger']} | {r['recordsPerSecond']} | {r['measured']} | {r['ms']['p50']} | "
+            f"{r['ms']['p95']} | {r['ms']['p99']} | {r['ms']['max']} |"
+            for r in rt["runs"]
+        ]
     elif rt.get("error"):
         out += ["", "## Real-time mode against micro-batches", "", rt["error"]]
 
     agg = results.get("aggregation") or {}
     if agg.get("throughput"):
-        out += ["", f"## Sink aggregation ({agg['recordBytes']} B × {agg['shards']} shards, AWS write quotas)", "",
-                "| aggregation | user records | seconds | user records/s | per Kinesis record | throttled (whole) | "
-                "throttled (after warm-up) |", "|---|---|---|---|---|---|---|"]
-        out += [f"| {t['mode']} | {t['userRecords']:,} | {t['seconds']} | {t['userRecordsPerSecond']:,} | "
-                f"{t['userRecordsPerKinesisRecord']} | {t['throttledFraction']} | {t['windowThrottledFraction']} over "
-                f"{t['windowSeconds']} s |" for t in agg["throughput"]]
-        out += ["", f"Put→row at {LATENCY_RATE_NOTE}:", "", "| aggregation | rows | p50 ms | p95 ms | max ms |",
-                "|---|---|---|---|---|"]
-        out += [f"| {lt['mode']} | {lt['measured']} | {lt['ms']['p50']} | {lt['ms']['p95']} | {lt['ms']['max']} |"
-                for lt in agg["latency"]]
+        out += [
+            "",
+            f"## Sink aggregation ({agg['recordBytes']} B × {agg['shards']} shards, AWS write quotas)",
+            "",
+            "| aggregation | user records | seconds | user records/s | per Kinesis record | throttled (whole) | "
+            "throttled (after warm-up) |",
+            "|---|---|---|---|---|---|---|",
+        ]
+        out += [
+            f"| {t['mode']} | {t['userRecords']:,} | {t['seconds']} | {t['userRecordsPerSecond']:,} | "
+            f"{t['userRecordsPerKinesisRecord']} | {t['throttledFraction']} | {t['windowThrottledFraction']} over "
+            f"{t['windowSeconds']} s |"
+            for t in agg["throughput"]
+        ]
+        out += [
+            "",
+            f"Put→row at {LATENCY_RATE_NOTE}:",
+            "",
+            "| aggregation | rows | p50 ms | p95 ms | max ms |",
+            "|---|---|---|---|---|",
+        ]
+        out += [
+            f"| {lt['mode']} | {lt['measured']} | {lt['ms']['p50']} | {lt['ms']['p95']} | {lt['ms']['max']} |"
+            for lt in agg["latency"]
+        ]
     elif agg.get("error"):
         out += ["", "## Sink aggregation", "", agg["error"]]
 
     scale = results.get("scale") or {}
     if scale.get("runs"):
-        out += ["", f"## Scale (idle, then {scale['trafficRecordsPerSecond']} records/s; quotas on)", "",
-                "| shards | phase | start s | triggers | batches | latestOffset ms median / max | "
-                "queryPlanning ms median / max | triggerExecution ms median / max | ListShards / min |",
-                "|---|---|---|---|---|---|---|---|---|"]
+        out += [
+            "",
+            f"## Scale (idle, then {scale['trafficRecordsPerSecond']} records/s; quotas on)",
+            "",
+            "| shards | phase | start s | triggers | batches | latestOffset ms median / max | "
+            "queryPlanning ms median / max | triggerExecution ms median / max | ListShards / min |",
+            "|---|---|---|---|---|---|---|---|---|",
+        ]
         for r in scale["runs"]:
             for phase in ("idle", "traffic"):
                 p = r[phase]
@@ -423,9 +616,11 @@ def markdown(results: dict[str, Any], plots: dict[str, str], image_prefix: str =
                     s = p["durationMs"].get(k)
                     return f"{_num(s['median'])} / {_num(s['max'])}" if s else "-"
 
-                out.append(f"| {r['shards']} | {phase} | {r['startSeconds']} | {p['triggers']} | {p['batches']} | "
-                           f"{dur('latestOffset')} | {dur('queryPlanning')} | {dur('triggerExecution')} | "
-                           f"{p['listShardsPerMinute']} |")
+                out.append(
+                    f"| {r['shards']} | {phase} | {r['startSeconds']} | {p['triggers']} | {p['batches']} | "
+                    f"{dur('latestOffset')} | {dur('queryPlanning')} | {dur('triggerExecution')} | "
+                    f"{p['listShardsPerMinute']} |"
+                )
     for render in (_paced_section, _cpu_section, _many_shards_section, _memory_section, _cluster_section):
         out += render(results)
     if plots:
@@ -437,20 +632,31 @@ def _paced_section(results: dict[str, Any]) -> list[str]:
     data = results.get("pacedRead") or {}
     if not data.get("shapes"):
         return []
-    out = ["", f"## Read under quota: connector vs a paced SDK loop ({data['seconds']:g} s windows)", "",
-           "Both readers on the same backlog in turn, quotas on; fractions of the byte quota (2 MiB/s per shard) "
-           "from the simulator's served bytes (plain window; call-aligned in brackets).", "",
-           "| record | shards | connector | paced SDK loop | ratio | GetRecords/s per shard (connector / paced) | "
-           "throttled (connector / paced) | backlog |", "|---|---|---|---|---|---|---|---|"]
+    out = [
+        "",
+        f"## Read under quota: connector vs a paced SDK loop ({data['seconds']:g} s windows)",
+        "",
+        "Both readers on the same backlog in turn, quotas on; fractions of the byte quota (2 MiB/s per shard) "
+        "from the simulator's served bytes (plain window; call-aligned in brackets).",
+        "",
+        "| record | shards | connector | paced SDK loop | ratio | GetRecords/s per shard (connector / paced) | "
+        "throttled (connector / paced) | backlog |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for s in data["shapes"]:
         c, p = s["connector"]["median"], s["pacedSdk"]["median"]
-        backlog = f"{s['backlogRecords']:,}" + (" (capped)" if s.get("backlogCapped") else "") + (
-            ", ran out" if s.get("backlogExhausted") else "")
-        out.append(f"| {s['recordBytes']} B | {s['shards']} | {s['connector']['fractionOfByteQuota']} "
-                   f"({c['callAlignedFractionOfByteQuota']}) | {s['pacedSdk']['fractionOfByteQuota']} "
-                   f"({p['callAlignedFractionOfByteQuota']}) | {_num(s['ratioToPacedSdk'], 3)} | "
-                   f"{c['getRecordsPerShardPerSecond']} / {p['getRecordsPerShardPerSecond']} | "
-                   f"{c['throttledFraction']} / {p['throttledFraction']} | {backlog} |")
+        backlog = (
+            f"{s['backlogRecords']:,}"
+            + (" (capped)" if s.get("backlogCapped") else "")
+            + (", ran out" if s.get("backlogExhausted") else "")
+        )
+        out.append(
+            f"| {s['recordBytes']} B | {s['shards']} | {s['connector']['fractionOfByteQuota']} "
+            f"({c['callAlignedFractionOfByteQuota']}) | {s['pacedSdk']['fractionOfByteQuota']} "
+            f"({p['callAlignedFractionOfByteQuota']}) | {_num(s['ratioToPacedSdk'], 3)} | "
+            f"{c['getRecordsPerShardPerSecond']} / {p['getRecordsPerShardPerSecond']} | "
+            f"{c['throttledFraction']} / {p['throttledFraction']} | {backlog} |"
+        )
     return out
 
 
@@ -466,38 +672,45 @@ def _cpu_section(results: dict[str, Any]) -> list[str]:
     data = results.get("cpuPerRecord") or {}
     if not data.get("shapes"):
         return []
-    out = ["", "## CPU per record (quotas off)", "",
-           "Driver JVM process CPU time / records read (the simulator runs in its own process). With nothing "
-           f"running the JVM used {_num(data['backgroundCpuPerSecond'] * 100, 1)} % of a core; the adjusted "
-           "figures subtract that over each read's wall time. A fresh JVM's JIT compilers (C1, C2) spend seconds on "
-           "Spark's code and each new query's generated classes; the 'without JIT' figures leave their CPU out. "
-           "Drain: a whole AvailableNow query (start and stop included). Steady: a running query between the end of "
-           "its first batches and its last batch (the target's figure, without JIT). Paced: the raw SDK loop paced "
-           "to the read quota like the connector, over a window of the same backlog: like for like, since the "
-           "connector reads at the quota even with quotas off, so what a second costs is spread over the records "
-           "a second brings. The target is judged on the busy shape only: enough shards that the quota the connector "
-           "keeps is above what the machine reads, so the figure is what a record costs, not what a second of "
-           "Spark's micro-batches costs divided by the records the quota lets in.", "",
-           "| record | shards | records | drain µs/record | raw SDK µs/record | ratio | "
-           "adjusted: drain / raw | without JIT: drain / raw (ratio) | steady µs/record (without JIT) | "
-           "steady records/s (of read quota) | steady ÷ raw, without JIT | raw SDK on the same backlog, before / "
-           "after, without JIT (steady ÷ their mean) | paced SDK µs/record without JIT | "
-           "steady ÷ paced, without JIT | judged |",
-           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    out = [
+        "",
+        "## CPU per record (quotas off)",
+        "",
+        "Driver JVM process CPU time / records read (the simulator runs in its own process). With nothing "
+        f"running the JVM used {_num(data['backgroundCpuPerSecond'] * 100, 1)} % of a core; the adjusted "
+        "figures subtract that over each read's wall time. A fresh JVM's JIT compilers (C1, C2) spend seconds on "
+        "Spark's code and each new query's generated classes; the 'without JIT' figures leave their CPU out. "
+        "Drain: a whole AvailableNow query (start and stop included). Steady: a running query between the end of "
+        "its first batches and its last batch (the target's figure, without JIT). Paced: the raw SDK loop paced "
+        "to the read quota like the connector, over a window of the same backlog: like for like, since the "
+        "connector reads at the quota even with quotas off, so what a second costs is spread over the records "
+        "a second brings. The target is judged on the busy shape only: enough shards that the quota the connector "
+        "keeps is above what the machine reads, so the figure is what a record costs, not what a second of "
+        "Spark's micro-batches costs divided by the records the quota lets in.",
+        "",
+        "| record | shards | records | drain µs/record | raw SDK µs/record | ratio | "
+        "adjusted: drain / raw | without JIT: drain / raw (ratio) | steady µs/record (without JIT) | "
+        "steady records/s (of read quota) | steady ÷ raw, without JIT | raw SDK on the same backlog, before / "
+        "after, without JIT (steady ÷ their mean) | paced SDK µs/record without JIT | "
+        "steady ÷ paced, without JIT | judged |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
     for s in data["shapes"]:
         c, r = s["connector"], s["rawSdk"]
         steady = s.get("connectorSteady") or {}
-        out.append(f"| {s['recordBytes']} B | {s['shards']} | {s['recordsInStream']:,} | "
-                   f"{_num(c['cpuMicrosPerRecord'], 2)} | {_num(r['cpuMicrosPerRecord'], 2)} | "
-                   f"{_num(s['ratioToRawSdk'], 3)} | {_num(c['backgroundAdjustedMicrosPerRecord'], 2)} / "
-                   f"{_num(r['backgroundAdjustedMicrosPerRecord'], 2)} | "
-                   f"{_num(c.get('withoutJitMicrosPerRecord'), 2)} / {_num(r.get('withoutJitMicrosPerRecord'), 2)} "
-                   f"({_num(s.get('ratioWithoutJit'), 3)}) | {_num(steady.get('cpuMicrosPerRecord'), 2)} "
-                   f"({_num(steady.get('withoutJitMicrosPerRecord'), 2)}) | {_num(s.get('steadyRecordsPerSecond'), 0)} "
-                   f"({_num(s.get('fractionOfReadQuota'), 3)}) | {_num(s.get('steadyRatioWithoutJit'), 3)} | "
-                   f"{_bracket_cell(steady, s)} | "
-                   f"{_num((steady.get('pacedSdk') or {}).get('withoutJitMicrosPerRecord'), 2)} | "
-                   f"{_num(s.get('steadyRatioToPacedWithoutJit'), 3)} | {'yes' if s.get('judged', True) else 'no'} |")
+        out.append(
+            f"| {s['recordBytes']} B | {s['shards']} | {s['recordsInStream']:,} | "
+            f"{_num(c['cpuMicrosPerRecord'], 2)} | {_num(r['cpuMicrosPerRecord'], 2)} | "
+            f"{_num(s['ratioToRawSdk'], 3)} | {_num(c['backgroundAdjustedMicrosPerRecord'], 2)} / "
+            f"{_num(r['backgroundAdjustedMicrosPerRecord'], 2)} | "
+            f"{_num(c.get('withoutJitMicrosPerRecord'), 2)} / {_num(r.get('withoutJitMicrosPerRecord'), 2)} "
+            f"({_num(s.get('ratioWithoutJit'), 3)}) | {_num(steady.get('cpuMicrosPerRecord'), 2)} "
+            f"({_num(steady.get('withoutJitMicrosPerRecord'), 2)}) | {_num(s.get('steadyRecordsPerSecond'), 0)} "
+            f"({_num(s.get('fractionOfReadQuota'), 3)}) | {_num(s.get('steadyRatioWithoutJit'), 3)} | "
+            f"{_bracket_cell(steady, s)} | "
+            f"{_num((steady.get('pacedSdk') or {}).get('withoutJitMicrosPerRecord'), 2)} | "
+            f"{_num(s.get('steadyRatioToPacedWithoutJit'), 3)} | {'yes' if s.get('judged', True) else 'no'} |"
+        )
     return out
 
 
@@ -511,26 +724,33 @@ def _many_shards_section(results: dict[str, Any]) -> list[str]:
     def spread(d: dict[str, Any] | None) -> str:
         return f"{_num(d['median'])} / {_num(d['p95'])} / {_num(d['max'])} (n={d['n']})" if d else "-"
 
-    return ["", f"## Many shards ({data['shards']} shards, quotas on)", "",
-            "| figure | value |", "|---|---|",
-            f"| query start | {data['startSeconds']} s |",
-            f"| idle triggerExecution ms median / p95 / max | {spread(trigger)} |",
-            f"| idle latestOffset ms median / p95 / max | {spread(idle.get('latestOffsetMs'))} |",
-            f"| idle driver CPU ({idle['cpu']['wallSeconds']} s window) | {_cpu(idle['cpu'])} |",
-            f"| driver CPU before the query (Spark alone) | "
-            f"{data['sparkAloneCpu']['fractionOfOneCore']:.1%} of a core |",
-            f"| idle GetRecords / ListShards / GetShardIterator per minute | {idle['getRecordsPerMinute']} / "
-            f"{idle['listShardsPerMinute']} / {idle['getShardIteratorPerMinute']} |",
-            *_steady_rows(data.get("idleSteady"), spread),
-            f"| traffic | {traffic['recordsPerSecond']} records/s (1 per shard per second), {traffic['recordsSent']} "
-            f"sent, {traffic['recordsMissing']} missing |",
-            f"| put→row ms p50 / p95 / p99 / max | {traffic['ms']['p50']} / {traffic['ms']['p95']} / "
-            f"{traffic['ms']['p99']} / {traffic['ms']['max']} |",
-            f"| triggerExecution ms with traffic, median / p95 / max | {spread(busy)} |",
-            *([f"| GetRecords per minute with traffic | {traffic['getRecordsPerMinute']} |"]
-              if "getRecordsPerMinute" in traffic else []),
-            *_jit_row("JIT compiler threads' CPU with traffic", traffic),
-            *_steady_traffic_rows(data.get("trafficSteady"), spread)]
+    return [
+        "",
+        f"## Many shards ({data['shards']} shards, quotas on)",
+        "",
+        "| figure | value |",
+        "|---|---|",
+        f"| query start | {data['startSeconds']} s |",
+        f"| idle triggerExecution ms median / p95 / max | {spread(trigger)} |",
+        f"| idle latestOffset ms median / p95 / max | {spread(idle.get('latestOffsetMs'))} |",
+        f"| idle driver CPU ({idle['cpu']['wallSeconds']} s window) | {_cpu(idle['cpu'])} |",
+        f"| driver CPU before the query (Spark alone) | {data['sparkAloneCpu']['fractionOfOneCore']:.1%} of a core |",
+        f"| idle GetRecords / ListShards / GetShardIterator per minute | {idle['getRecordsPerMinute']} / "
+        f"{idle['listShardsPerMinute']} / {idle['getShardIteratorPerMinute']} |",
+        *_steady_rows(data.get("idleSteady"), spread),
+        f"| traffic | {traffic['recordsPerSecond']} records/s (1 per shard per second), {traffic['recordsSent']} "
+        f"sent, {traffic['recordsMissing']} missing |",
+        f"| put→row ms p50 / p95 / p99 / max | {traffic['ms']['p50']} / {traffic['ms']['p95']} / "
+        f"{traffic['ms']['p99']} / {traffic['ms']['max']} |",
+        f"| triggerExecution ms with traffic, median / p95 / max | {spread(busy)} |",
+        *(
+            [f"| GetRecords per minute with traffic | {traffic['getRecordsPerMinute']} |"]
+            if "getRecordsPerMinute" in traffic
+            else []
+        ),
+        *_jit_row("JIT compiler threads' CPU with traffic", traffic),
+        *_steady_traffic_rows(data.get("trafficSteady"), spread),
+    ]
 
 
 def _cpu(window: dict[str, Any]) -> str:
@@ -550,10 +770,12 @@ def _steady_traffic_rows(steady: dict[str, Any] | None, spread: Callable[[dict[s
         return []
     after = f"from {steady['secondsAfterStart']:.0f} s into the traffic"
     ms = steady["ms"]
-    return [f"| put→row ms p50 / p95 / p99 / max {after} | {ms['p50']} / {ms['p95']} / {ms['p99']} / {ms['max']} |",
-            f"| triggerExecution ms with traffic {after} | {spread(steady.get('triggerExecutionMs'))} |",
-            f"| GetRecords per minute with traffic {after} | {steady['getRecordsPerMinute']} |",
-            *_jit_row(f"JIT compiler threads' CPU {after}", steady)]
+    return [
+        f"| put→row ms p50 / p95 / p99 / max {after} | {ms['p50']} / {ms['p95']} / {ms['p99']} / {ms['max']} |",
+        f"| triggerExecution ms with traffic {after} | {spread(steady.get('triggerExecutionMs'))} |",
+        f"| GetRecords per minute with traffic {after} | {steady['getRecordsPerMinute']} |",
+        *_jit_row(f"JIT compiler threads' CPU {after}", steady),
+    ]
 
 
 def _steady_rows(steady: dict[str, Any] | None, spread: Callable[[dict[str, Any] | None], str]) -> list[str]:
@@ -561,9 +783,11 @@ def _steady_rows(steady: dict[str, Any] | None, spread: Callable[[dict[str, Any]
     if not steady:
         return []
     after = f"from {steady['secondsAfterStart']:.0f} s after the start"
-    return [f"| idle triggerExecution ms {after} | {spread(steady.get('triggerExecutionMs'))} |",
-            f"| idle driver CPU {after} ({steady['cpu']['wallSeconds']} s window) | {_cpu(steady['cpu'])} |",
-            f"| idle GetRecords per minute {after} | {steady['getRecordsPerMinute']} |"]
+    return [
+        f"| idle triggerExecution ms {after} | {spread(steady.get('triggerExecutionMs'))} |",
+        f"| idle driver CPU {after} ({steady['cpu']['wallSeconds']} s window) | {_cpu(steady['cpu'])} |",
+        f"| idle GetRecords per minute {after} | {steady['getRecordsPerMinute']} |",
+    ]
 
 
 def _memory_section(results: dict[str, Any]) -> list[str]:
@@ -571,20 +795,24 @@ def _memory_section(results: dict[str, Any]) -> list[str]:
     if "completed" not in data:
         return []
     c = data["child"]
-    out = ["", f"## Memory: a backlog drained with a {data['driverMemory']} driver heap ({data['master']})", "",
-           "Heap peak: sum of the heap pools' peaks (counts garbage not yet collected); after GC: the most the "
-           "heap kept after a collection, sampled every 0.5 s (G1's young collections leave old garbage: an upper "
-           "bound); live: heap in use right after a forced full collection, before the query and every 3 s during it.",
-           "",
-           "| shards × MiB | record | completed | records read | seconds | max heap MiB | heap peak MiB | "
-           "after GC MiB | live before MiB | live max MiB | fetchBufferSize | max totalPrefetchedBytes |",
-           "|---|---|---|---|---|---|---|---|---|---|---|---|",
-           f"| {data['shards']} × {data['mibPerShard']} | {data['recordBytes'] // 1024} KiB | "
-           f"{'yes' if data['completed'] else 'no'} | {_num(c.get('records'))} of {data['recordsInStream']:,} | "
-           f"{_num(c.get('seconds'), 1)} | {_num(c.get('maxHeapMiB'), 1)} | {_num(c.get('heapPeakMiB'), 1)} | "
-           f"{_num(c.get('liveAfterGcMaxMiB'), 1)} | {_num(c.get('liveBeforeMiB'), 1)} | {_num(c.get('liveMaxMiB'), 1)} | "
-           f"{_num(c.get('fetchBufferSize') or 'not reported')} | "
-           f"{_num(c.get('maxTotalPrefetchedBytes'))} |"]
+    out = [
+        "",
+        f"## Memory: a backlog drained with a {data['driverMemory']} driver heap ({data['master']})",
+        "",
+        "Heap peak: sum of the heap pools' peaks (counts garbage not yet collected); after GC: the most the "
+        "heap kept after a collection, sampled every 0.5 s (G1's young collections leave old garbage: an upper "
+        "bound); live: heap in use right after a forced full collection, before the query and every 3 s during it.",
+        "",
+        "| shards × MiB | record | completed | records read | seconds | max heap MiB | heap peak MiB | "
+        "after GC MiB | live before MiB | live max MiB | fetchBufferSize | max totalPrefetchedBytes |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        f"| {data['shards']} × {data['mibPerShard']} | {data['recordBytes'] // 1024} KiB | "
+        f"{'yes' if data['completed'] else 'no'} | {_num(c.get('records'))} of {data['recordsInStream']:,} | "
+        f"{_num(c.get('seconds'), 1)} | {_num(c.get('maxHeapMiB'), 1)} | {_num(c.get('heapPeakMiB'), 1)} | "
+        f"{_num(c.get('liveAfterGcMaxMiB'), 1)} | {_num(c.get('liveBeforeMiB'), 1)} | {_num(c.get('liveMaxMiB'), 1)} | "
+        f"{_num(c.get('fetchBufferSize') or 'not reported')} | "
+        f"{_num(c.get('maxTotalPrefetchedBytes'))} |",
+    ]
     if c.get("error"):
         out += ["", f"The drain failed: {c['error']}"]
     return out
@@ -595,13 +823,18 @@ def _cluster_section(results: dict[str, Any]) -> list[str]:
     if "servedToStored" not in data:
         return []
     c = data["child"]
-    out = ["", f"## Re-reads on {data['master']} (Trigger.AvailableNow, quotas off)", "",
-           "| shards | records | stored MiB | GetRecords served MiB | served / stored | GetRecords calls | "
-           "reReadRanges | batches | completed |", "|---|---|---|---|---|---|---|---|---|",
-           f"| {data['shards']} | {data['recordsInStream']:,} | {_num(data['storedBytes'] / 1024 / 1024, 1)} | "
-           f"{_num(data['servedBytes'] / 1024 / 1024, 1)} | {_num(data['servedToStored'], 4)} | "
-           f"{_num(data['getRecordsCalls'])} | {_num(c.get('reReadRanges'))} | {_num(c.get('batches'))} | "
-           f"{'yes' if data['completed'] else 'no'} |"]
+    out = [
+        "",
+        f"## Re-reads on {data['master']} (Trigger.AvailableNow, quotas off)",
+        "",
+        "| shards | records | stored MiB | GetRecords served MiB | served / stored | GetRecords calls | "
+        "reReadRanges | batches | completed |",
+        "|---|---|---|---|---|---|---|---|---|",
+        f"| {data['shards']} | {data['recordsInStream']:,} | {_num(data['storedBytes'] / 1024 / 1024, 1)} | "
+        f"{_num(data['servedBytes'] / 1024 / 1024, 1)} | {_num(data['servedToStored'], 4)} | "
+        f"{_num(data['getRecordsCalls'])} | {_num(c.get('reReadRanges'))} | {_num(c.get('batches'))} | "
+        f"{'yes' if data['completed'] else 'no'} |",
+    ]
     if c.get("error"):
         out += ["", f"The drain failed: {c['error']}"]
     return out
@@ -624,8 +857,12 @@ def plot(results: dict[str, Any], directory: Path, stem: str) -> dict[str, str]:
             for size in sorted({s["recordBytes"] for s in shapes}):
                 rows = sorted((s for s in shapes if s["recordBytes"] == size), key=lambda s: s["shards"])
                 for key, style in (("connector", "-o"), ("rawSdk", "--s"), ("boto3", ":^")):
-                    ax.plot([s["shards"] for s in rows], [s[key]["recordsPerSecond"] for s in rows], style,
-                            label=f"{'sink' if section == 'write' and key == 'connector' else key}, {size} B")
+                    ax.plot(
+                        [s["shards"] for s in rows],
+                        [s[key]["recordsPerSecond"] for s in rows],
+                        style,
+                        label=f"{'sink' if section == 'write' and key == 'connector' else key}, {size} B",
+                    )
             ax.set_xscale("log", base=2)
             ticks = sorted({s["shards"] for s in shapes})
             ax.set_xticks(ticks, [str(t) for t in ticks])
@@ -670,10 +907,22 @@ def plot(results: dict[str, Any], directory: Path, stem: str) -> dict[str, str]:
                 times = [e["t"] for e in trace]
                 ax.step(times, [e["batch"] for e in trace], where="post", label=f"batch, task {task}")
                 throttled = [e for e in trace if e.get("throttled")]
-                ax.plot([e["t"] for e in throttled], [e["batch"] for e in throttled], "x", color="red", ms=4,
-                        label="throttled" if task == 0 else None)
-                pause.step(times, [e["pauseMs"] for e in trace], where="post", linestyle="--", alpha=0.8,
-                           label=f"pause, task {task}")
+                ax.plot(
+                    [e["t"] for e in throttled],
+                    [e["batch"] for e in throttled],
+                    "x",
+                    color="red",
+                    ms=4,
+                    label="throttled" if task == 0 else None,
+                )
+                pause.step(
+                    times,
+                    [e["pauseMs"] for e in trace],
+                    where="post",
+                    linestyle="--",
+                    alpha=0.8,
+                    label=f"pause, task {task}",
+                )
             ax.set_ylabel("records / request")
             ax.set_ylim(0, 520)
             pause.set_ylabel("pause ms (dashed)")

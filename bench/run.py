@@ -26,23 +26,65 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from bench import (aggregation, cluster, cpu, fanout, latency, many_shards, memory, paced, page, quota, readers,
-                   realtime, report, scale, writers)
+from bench import (
+    aggregation,
+    cluster,
+    cpu,
+    fanout,
+    latency,
+    many_shards,
+    memory,
+    paced,
+    page,
+    quota,
+    readers,
+    realtime,
+    report,
+    scale,
+    writers,
+)
 from bench.env import REPO, Settings, Simulator, dump, load, machine, own_simulator, spark_session
 
-SECTIONS = ("read", "write", "readUnderQuota", "pacedRead", "cpuPerRecord", "writeUnderQuota", "aggregation", "latency",
-            "fanOut", "realTime", "scale", "manyShards", "memory", "localCluster")
+SECTIONS = (
+    "read",
+    "write",
+    "readUnderQuota",
+    "pacedRead",
+    "cpuPerRecord",
+    "writeUnderQuota",
+    "aggregation",
+    "latency",
+    "fanOut",
+    "realTime",
+    "scale",
+    "manyShards",
+    "memory",
+    "localCluster",
+)
 
 
-def run_benchmarks(spark: Any, sim: Simulator, settings: Settings, out_dir: Path, *, plots: bool = True,
-                   docs_path: Path | None = None, only: tuple[str, ...] = SECTIONS, sbt: str | None = None,
-                   sink_quota_json: Path | None = None) -> dict[str, Any]:
+def run_benchmarks(
+    spark: Any,
+    sim: Simulator,
+    settings: Settings,
+    out_dir: Path,
+    *,
+    plots: bool = True,
+    docs_path: Path | None = None,
+    only: tuple[str, ...] = SECTIONS,
+    sbt: str | None = None,
+    sink_quota_json: Path | None = None,
+) -> dict[str, Any]:
     """Runs the chosen sections (a section that raises records its error and the others still run), then writes
     the JSON, the markdown summary, the plots and, when asked, the docs page. Returns the results."""
     date = datetime.now(timezone.utc).strftime("%Y-%m-%d")
     started = time.monotonic()
-    results: dict[str, Any] = {"date": date, "startedAt": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-                               "machine": machine(spark), "settings": settings.as_dict()}
+    results: dict[str, Any] = {
+        "date": date,
+        "startedAt": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "machine": machine(spark),
+        "settings": settings.as_dict(),
+    }
     steps: dict[str, Callable[[], dict[str, Any]]] = {
         "read": lambda: readers.run(spark, sim, settings),
         "write": lambda: writers.run(spark, sim, settings),
@@ -77,8 +119,14 @@ def run_benchmarks(spark: Any, sim: Simulator, settings: Settings, out_dir: Path
     return results
 
 
-def write_outputs(results: dict[str, Any], out_dir: Path, *, plots: bool = True, docs_path: Path | None = None,
-                  stem: str | None = None) -> None:
+def write_outputs(
+    results: dict[str, Any],
+    out_dir: Path,
+    *,
+    plots: bool = True,
+    docs_path: Path | None = None,
+    stem: str | None = None,
+) -> None:
     """Targets, plots, <stem>.json, <stem>.md and the results page. `stem`: a rendered file's own name (results
     named by hand, e.g. <date>-engine.json, are rendered in place, not copied to <date>.json)."""
     stem = stem or output_stem(results)
@@ -90,8 +138,9 @@ def write_outputs(results: dict[str, Any], out_dir: Path, *, plots: bool = True,
     (out_dir / f"{stem}.md").write_text(report.markdown(results, files))
     if docs_path is not None:  # the results page: this run's figures, and the newest of every other in out_dir
         extras = REPO / "bench" / "headline-extra.md"
-        docs_path.write_text(page.render(out_dir, docs_path, current=results, extras=page.load_extras(extras, REPO),
-                                         extras_path=extras))
+        docs_path.write_text(
+            page.render(out_dir, docs_path, current=results, extras=page.load_extras(extras, REPO), extras_path=extras)
+        )
 
 
 def output_stem(results: dict[str, Any]) -> str:
@@ -100,13 +149,15 @@ def output_stem(results: dict[str, Any]) -> str:
     return results["date"] if mode == "full" else f"{results['date']}-{mode}"
 
 
-def _sink_quota(sbt: str | None, settings: Settings, out_dir: Path, date: str,
-                given: Path | None = None) -> dict[str, Any]:
+def _sink_quota(
+    sbt: str | None, settings: Settings, out_dir: Path, date: str, given: Path | None = None
+) -> dict[str, Any]:
     if given is not None:  # a file SinkQuotaBench wrote earlier
         return quota.fold_sink_quota(json.loads(given.read_text())) | {"from": str(given)}
     if sbt is None or not quota.sink_quota_available():
-        note = "SinkQuotaBench not available" + ("" if quota.sink_quota_available() else
-                                                  f" (no {quota.SINK_QUOTA_SOURCE} on this branch)")
+        note = "SinkQuotaBench not available" + (
+            "" if quota.sink_quota_available() else f" (no {quota.SINK_QUOTA_SOURCE} on this branch)"
+        )
         print(f"  {note}", flush=True)
         return {"available": False, "note": note}
     return quota.run_sink_quota(sbt, settings, out_dir / f"{date}-sink-quota.json")
@@ -114,20 +165,32 @@ def _sink_quota(sbt: str | None, settings: Settings, out_dir: Path, date: str,
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--mode", choices=("full", "quick", "smoke"),
-                        default="quick" if os.environ.get("BENCH_QUICK") == "1" else "full")
-    parser.add_argument("--reps", type=int, default=int(os.environ["BENCH_REPS"]) if os.environ.get("BENCH_REPS")
-                        else None)
+    parser.add_argument(
+        "--mode",
+        choices=("full", "quick", "smoke"),
+        default="quick" if os.environ.get("BENCH_QUICK") == "1" else "full",
+    )
+    parser.add_argument(
+        "--reps", type=int, default=int(os.environ["BENCH_REPS"]) if os.environ.get("BENCH_REPS") else None
+    )
     parser.add_argument("--out", type=Path, default=REPO / "bench" / "results")
     parser.add_argument("--no-plots", action="store_true")
-    parser.add_argument("--docs", type=Path, default=None, help="write the docs page here (make bench: docs/benchmarks.md)")
+    parser.add_argument(
+        "--docs", type=Path, default=None, help="write the docs page here (make bench: docs/benchmarks.md)"
+    )
     parser.add_argument("--endpoint", default=None, help="a running simulator instead of one started here")
     parser.add_argument("--only", default=",".join(SECTIONS))
     parser.add_argument("--sbt", default=os.environ.get("BENCH_SBT"), help="how to run sbt, for SinkQuotaBench")
-    parser.add_argument("--sink-quota-json", type=Path, default=None, help="fold this SinkQuotaBench output in "
-                        "instead of running it")
-    parser.add_argument("--quota-variant", action="append", default=[], metavar="KEY=VALUE[,KEY=VALUE]",
-                        help="also read under quota with these source options (e.g. maxFetchRate=2)")
+    parser.add_argument(
+        "--sink-quota-json", type=Path, default=None, help="fold this SinkQuotaBench output in instead of running it"
+    )
+    parser.add_argument(
+        "--quota-variant",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE[,KEY=VALUE]",
+        help="also read under quota with these source options (e.g. maxFetchRate=2)",
+    )
     parser.add_argument("--render", type=Path, default=None, help="only rebuild the outputs of this results JSON")
     args = parser.parse_args(argv)
     args.out = args.out.resolve()  # SinkQuotaBench runs in sbt's forked JVM, whose working folder is not ours
@@ -148,8 +211,17 @@ def main(argv: list[str] | None = None) -> int:
         sim = Simulator(args.endpoint) if args.endpoint else stack.enter_context(own_simulator())
         spark = spark_session()
         stack.callback(spark.stop)
-        results = run_benchmarks(spark, sim, settings, args.out, plots=not args.no_plots, docs_path=args.docs,
-                                 only=only, sbt=args.sbt, sink_quota_json=args.sink_quota_json)
+        results = run_benchmarks(
+            spark,
+            sim,
+            settings,
+            args.out,
+            plots=not args.no_plots,
+            docs_path=args.docs,
+            only=only,
+            sbt=args.sbt,
+            sink_quota_json=args.sink_quota_json,
+        )
     print((args.out / f"{output_stem(results)}.md").read_text())
     broken = [name for name in SECTIONS if "error" in results.get(name, {})]
     missed = [t for t in results["targets"] if t["verdict"] == "MISS"]

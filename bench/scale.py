@@ -23,15 +23,23 @@ def _stats(values: list[float]) -> dict[str, float] | None:
     if not values:
         return None
     ordered = sorted(values)
-    return {"median": statistics.median(ordered), "p95": ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))],
-            "max": ordered[-1], "n": len(ordered)}
+    return {
+        "median": statistics.median(ordered),
+        "p95": ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))],
+        "max": ordered[-1],
+        "n": len(ordered),
+    }
 
 
 def _traffic(sim: Simulator, stream: str, stop: threading.Event) -> None:
     """Light traffic: 40 records/s on random keys, so batches touch a few shards each."""
     while not stop.is_set():
-        sim.client.put_records(StreamName=stream, Records=[
-            {"PartitionKey": f"{random.random()}", "Data": b"x" * 100} for _ in range(TRAFFIC_PER_SECOND // 4)])
+        sim.client.put_records(
+            StreamName=stream,
+            Records=[
+                {"PartitionKey": f"{random.random()}", "Data": b"x" * 100} for _ in range(TRAFFIC_PER_SECOND // 4)
+            ],
+        )
         stop.wait(0.25)
 
 
@@ -56,15 +64,18 @@ def _phase(sim: Simulator, stream: str, query: Any, seconds: float, with_traffic
         return int(after.get(op, {}).get("calls", 0)) - int(before.get(op, {}).get("calls", 0))
 
     return {
-        "seconds": round(elapsed, 1), "triggers": len(progress),
+        "seconds": round(elapsed, 1),
+        "triggers": len(progress),
         "batches": sum(1 for p in progress if int(p["numInputRows"]) > 0),
         "rows": sum(int(p["numInputRows"]) for p in progress),
-        "durationMs": {k: _stats([float(p["durationMs"][k]) for p in progress if k in p.get("durationMs", {})])
-                       for k in DURATIONS},
+        "durationMs": {
+            k: _stats([float(p["durationMs"][k]) for p in progress if k in p.get("durationMs", {})]) for k in DURATIONS
+        },
         "listShardsPerMinute": round(calls("ListShards") / elapsed * 60, 1),
         "describeStreamSummaryPerMinute": round(calls("DescribeStreamSummary") / elapsed * 60, 1),
         "getShardIteratorPerMinute": round(calls("GetShardIterator") / elapsed * 60, 1),
-        "getRecordsPerMinute": round(calls("GetRecords") / elapsed * 60, 1), **loads,
+        "getRecordsPerMinute": round(calls("GetRecords") / elapsed * 60, 1),
+        **loads,
     }
 
 
@@ -81,8 +92,9 @@ def measure(spark: Any, sim: Simulator, shards: int, seconds: float) -> dict[str
         start = time.monotonic()
         query = reader.writeStream.format("noop").option("checkpointLocation", checkpoint).start()
         try:
-            wait_for(lambda: str(query.status["message"]).startswith("Waiting"), 600,
-                     f"the {shards}-shard query to start")
+            wait_for(
+                lambda: str(query.status["message"]).startswith("Waiting"), 600, f"the {shards}-shard query to start"
+            )
             startup = time.monotonic() - start
             idle = _phase(sim, stream, query, seconds / 2, with_traffic=False)
             traffic = _phase(sim, stream, query, seconds / 2, with_traffic=True)
@@ -105,9 +117,12 @@ def run(spark: Any, sim: Simulator, settings: Settings) -> dict[str, Any]:
             result = measure(spark, sim, shards, settings.scale_seconds)
             runs.append(result)
             lo = result["traffic"]["durationMs"]["latestOffset"]
-            print(f"  scale {shards} shards: start {result['startSeconds']} s, ListShards/min idle "
-                  f"{result['idle']['listShardsPerMinute']}, traffic {result['traffic']['listShardsPerMinute']}, "
-                  f"latestOffset median {lo['median'] if lo else '-'} ms", flush=True)
+            print(
+                f"  scale {shards} shards: start {result['startSeconds']} s, ListShards/min idle "
+                f"{result['idle']['listShardsPerMinute']}, traffic {result['traffic']['listShardsPerMinute']}, "
+                f"latestOffset median {lo['median'] if lo else '-'} ms",
+                flush=True,
+            )
         return {"trafficRecordsPerSecond": TRAFFIC_PER_SECOND, "runs": runs}
     finally:
         if previous is None:

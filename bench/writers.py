@@ -31,10 +31,14 @@ def generated(spark: Any, records: int, record_bytes: int) -> Any:
     the timed write does not generate it."""
     from pyspark.sql import functions as F
 
-    df = spark.range(0, records, 1, spark.sparkContext.defaultParallelism).select(
-        F.concat(F.lit("key-"), (F.col("id") % KEYS).cast("string")).alias("partitionKey"),
-        F.expr(f"cast(repeat('x', {record_bytes}) as binary)").alias("data"),
-    ).cache()
+    df = (
+        spark.range(0, records, 1, spark.sparkContext.defaultParallelism)
+        .select(
+            F.concat(F.lit("key-"), (F.col("id") % KEYS).cast("string")).alias("partitionKey"),
+            F.expr(f"cast(repeat('x', {record_bytes}) as binary)").alias("data"),
+        )
+        .cache()
+    )
     df.count()
     return df
 
@@ -63,8 +67,11 @@ class _CpuMeter:
 
 
 def _rate_dict(rate: Rate, stored: int, cpu_seconds: float | None = None) -> dict[str, Any]:
-    cpu = {} if cpu_seconds is None or not rate.records else \
-        {"cpuMicrosPerRecord": round(cpu_seconds * 1e6 / rate.records, 3)}
+    cpu = (
+        {}
+        if cpu_seconds is None or not rate.records
+        else {"cpuMicrosPerRecord": round(cpu_seconds * 1e6 / rate.records, 3)}
+    )
     return {**rate_dict(rate), "storedBySimulator": stored, **cpu}
 
 
@@ -88,20 +95,28 @@ def run(spark: Any, sim: Simulator, settings: Settings) -> dict[str, Any]:
                         reps[contender].append(_timed(contender, df, sim, sdk, cpu, shards, records, record_bytes))
                     stream = sim.new_stream(shards, "bench-write")
                     rate = boto3_write(sim.client, stream, records, record_bytes, settings.boto3_seconds)
-                    reps["boto3"].append({**_rate_dict(rate, int(sim.stream_counters(stream).get("putRecords", 0))),
-                                          **load()})
+                    reps["boto3"].append(
+                        {**_rate_dict(rate, int(sim.stream_counters(stream).get("putRecords", 0))), **load()}
+                    )
                     sim.delete(stream)
                 shapes.append(_shape(record_bytes, shards, records, reps))
-                print(f"  write {record_bytes} B x {shards} shard(s): sink "
-                      f"{shapes[-1]['connector']['recordsPerSecond']:,.0f} rec/s, raw SDK "
-                      f"{shapes[-1]['rawSdk']['recordsPerSecond']:,.0f}, boto3 "
-                      f"{shapes[-1]['boto3']['recordsPerSecond']:,.0f}", flush=True)
+                print(
+                    f"  write {record_bytes} B x {shards} shard(s): sink "
+                    f"{shapes[-1]['connector']['recordsPerSecond']:,.0f} rec/s, raw SDK "
+                    f"{shapes[-1]['rawSdk']['recordsPerSecond']:,.0f}, boto3 "
+                    f"{shapes[-1]['boto3']['recordsPerSecond']:,.0f}",
+                    flush=True,
+                )
             df.unpersist()
     finally:
         sdk.close()
-    return {"shapes": shapes, "rawWriteThreads": RAW_WRITE_THREADS, "warmupWrites": settings.write_warmups,
-            "repetitions": settings.write_repetitions,
-            "order": "sink and raw loop alternate going first, one repetition each"}
+    return {
+        "shapes": shapes,
+        "rawWriteThreads": RAW_WRITE_THREADS,
+        "warmupWrites": settings.write_warmups,
+        "repetitions": settings.write_repetitions,
+        "order": "sink and raw loop alternate going first, one repetition each",
+    }
 
 
 def _warm_up(sim: Simulator, sdk: JvmSdk, df: Any, records: int, record_bytes: int, settings: Settings) -> None:
@@ -117,8 +132,9 @@ def _warm_up(sim: Simulator, sdk: JvmSdk, df: Any, records: int, record_bytes: i
             sim.delete(stream)
 
 
-def _timed(contender: str, df: Any, sim: Simulator, sdk: JvmSdk, cpu: _CpuMeter, shards: int, records: int,
-           record_bytes: int) -> dict[str, Any]:
+def _timed(
+    contender: str, df: Any, sim: Simulator, sdk: JvmSdk, cpu: _CpuMeter, shards: int, records: int, record_bytes: int
+) -> dict[str, Any]:
     """One timed write to a fresh stream, started on a quiet JVM; the simulator's counters say what was stored."""
     loads = load()
     stream = sim.new_stream(shards, "bench-write")
@@ -141,10 +157,16 @@ def _timed(contender: str, df: Any, sim: Simulator, sdk: JvmSdk, cpu: _CpuMeter,
 def _shape(record_bytes: int, shards: int, records: int, reps: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
     sink_cpu = _median_cpu(reps["connector"])
     raw_cpu = _median_cpu(reps["rawSdk"])
-    return {"recordBytes": record_bytes, "shards": shards, "recordsWritten": records, **compare(reps),
-            "connectorRecordsStored": [r["storedBySimulator"] for r in reps["connector"]],
-            "sinkCpuMicrosPerRecord": sink_cpu, "rawSdkCpuMicrosPerRecord": raw_cpu,
-            "cpuRatioToRawSdk": round(sink_cpu / raw_cpu, 3) if sink_cpu and raw_cpu else None}
+    return {
+        "recordBytes": record_bytes,
+        "shards": shards,
+        "recordsWritten": records,
+        **compare(reps),
+        "connectorRecordsStored": [r["storedBySimulator"] for r in reps["connector"]],
+        "sinkCpuMicrosPerRecord": sink_cpu,
+        "rawSdkCpuMicrosPerRecord": raw_cpu,
+        "cpuRatioToRawSdk": round(sink_cpu / raw_cpu, 3) if sink_cpu and raw_cpu else None,
+    }
 
 
 def _median_cpu(runs: list[dict[str, Any]]) -> float | None:

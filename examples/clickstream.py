@@ -25,8 +25,19 @@ from typing import Any
 
 import boto3
 from pyspark.sql import SparkSession
-from pyspark.sql.functions import (array, col, concat, element_at, expr, from_json, lit, struct, to_json, unix_millis,
-                                   window)
+from pyspark.sql.functions import (
+    array,
+    col,
+    concat,
+    element_at,
+    expr,
+    from_json,
+    lit,
+    struct,
+    to_json,
+    unix_millis,
+    window,
+)
 
 from pyspark_kinesis import KinesisSinks, KinesisSources, configure_spark
 
@@ -61,27 +72,48 @@ def main() -> int:
     parser.add_argument("--shards", type=int, default=2)
     parser.add_argument("--seconds", type=int, default=40, help="how long to run before stopping")
     parser.add_argument("--rate", type=int, default=50, help="click events per second")
-    parser.add_argument("--realtime", action="store_true",
-                        help="read in real-time mode: every click printed as it arrives, with its latency")
+    parser.add_argument(
+        "--realtime",
+        action="store_true",
+        help="read in real-time mode: every click printed as it arrives, with its latency",
+    )
     parser.add_argument("--batch", default="10 seconds", help="with --realtime: how long one real-time batch runs")
     args = parser.parse_args()
 
     work = Path(tempfile.mkdtemp(prefix="spark-kinesis-demo-"))
     endpoint = None
     if not args.aws:
-        endpoint = subprocess.run([str(LAUNCHER), "start", "--state-dir", str(work / "emulator")],
-                                  check=True, capture_output=True, text=True).stdout.strip().splitlines()[-1]
+        endpoint = (
+            subprocess.run(
+                [str(LAUNCHER), "start", "--state-dir", str(work / "emulator")],
+                check=True,
+                capture_output=True,
+                text=True,
+            )
+            .stdout.strip()
+            .splitlines()[-1]
+        )
         print(f"kinesis-mock is up at {endpoint}")
     try:
-        client = (boto3.client("kinesis", region_name=args.region, endpoint_url=endpoint,
-                               aws_access_key_id="demo", aws_secret_access_key="demo")
-                  if endpoint else boto3.client("kinesis", region_name=args.region))
+        client = (
+            boto3.client(
+                "kinesis",
+                region_name=args.region,
+                endpoint_url=endpoint,
+                aws_access_key_id="demo",
+                aws_secret_access_key="demo",
+            )
+            if endpoint
+            else boto3.client("kinesis", region_name=args.region)
+        )
         ensure_stream(client, args.stream, args.shards)
 
         # Real-time tasks hold their task slots for the whole batch: leave slots for the producer's tasks too.
         spark = configure_spark(
-            SparkSession.builder.master("local[4]" if args.realtime else "local[2]").appName("spark-kinesis demo")
-            .config("spark.sql.shuffle.partitions", "2").config("spark.ui.showConsoleProgress", "false")
+            SparkSession.builder.master("local[4]" if args.realtime else "local[2]")
+            .appName("spark-kinesis demo")
+            .config("spark.sql.shuffle.partitions", "2")
+            .config("spark.ui.showConsoleProgress", "false")
         ).getOrCreate()
         spark.sparkContext.setLogLevel("WARN")
 
@@ -89,15 +121,23 @@ def main() -> int:
             builder = builder.withRegion(args.region)
             return builder.withEndpoint(endpoint).withCredentials("demo", "demo") if endpoint else builder
 
-        clicks = spark.readStream.format("rate").option("rowsPerSecond", args.rate).load().select(
-            concat(lit("user-"), (col("value") % 20).cast("string")).alias("user"),
-            element_at(array(*[lit(p) for p in PAGES]), (col("value") % len(PAGES) + 1).cast("int")).alias("page"),
-            col("timestamp").alias("clickedAt"),
+        clicks = (
+            spark.readStream.format("rate")
+            .option("rowsPerSecond", args.rate)
+            .load()
+            .select(
+                concat(lit("user-"), (col("value") % 20).cast("string")).alias("user"),
+                element_at(array(*[lit(p) for p in PAGES]), (col("value") % len(PAGES) + 1).cast("int")).alias("page"),
+                col("timestamp").alias("clickedAt"),
+            )
         )
         producer = (
             connect(KinesisSinks.kinesis(args.stream, col("user"), to_json(struct("user", "page", "clickedAt"))))
-            .build(clicks).option("checkpointLocation", str(work / "producer")).queryName("producer")
-            .trigger(processingTime="1 second").start()
+            .build(clicks)
+            .option("checkpointLocation", str(work / "producer"))
+            .queryName("producer")
+            .trigger(processingTime="1 second")
+            .start()
         )
 
         events = connect(KinesisSources.kinesis(args.stream)).withInitialPosition("trim_horizon").build(spark)
@@ -111,11 +151,18 @@ def main() -> int:
             # lasts seconds).
             now_ms = expr("cast(reflect('java.lang.System', 'currentTimeMillis') as bigint)")
             consumer = (
-                clicks_read.select(col("click.page").alias("page"), col("click.user").alias("user"),
-                                   (now_ms - unix_millis(col("approximateArrivalTimestamp"))).alias("msAfterKinesis"))
-                .writeStream.outputMode("update").format("console").option("truncate", False)
-                .option("checkpointLocation", str(work / "consumer")).queryName("clicks in real time")
-                .trigger(realTime=args.batch).start()
+                clicks_read.select(
+                    col("click.page").alias("page"),
+                    col("click.user").alias("user"),
+                    (now_ms - unix_millis(col("approximateArrivalTimestamp"))).alias("msAfterKinesis"),
+                )
+                .writeStream.outputMode("update")
+                .format("console")
+                .option("truncate", False)
+                .option("checkpointLocation", str(work / "consumer"))
+                .queryName("clicks in real time")
+                .trigger(realTime=args.batch)
+                .start()
             )
         else:
             per_page = (
@@ -124,9 +171,13 @@ def main() -> int:
                 .count()
             )
             consumer = (
-                per_page.writeStream.outputMode("update").format("console").option("truncate", False)
-                .option("checkpointLocation", str(work / "consumer")).queryName("clicks per page")
-                .trigger(processingTime="5 seconds").start()
+                per_page.writeStream.outputMode("update")
+                .format("console")
+                .option("truncate", False)
+                .option("checkpointLocation", str(work / "consumer"))
+                .queryName("clicks per page")
+                .trigger(processingTime="5 seconds")
+                .start()
             )
 
         deadline = time.monotonic() + args.seconds

@@ -102,19 +102,24 @@ class Resharder:
             target = max((count + 1) // 2, min(2 * count, target))
             if target == count:
                 return {"skipped": f"{count} open shards, at the bound"}
-            self.client.update_shard_count(StreamName=self.stream, TargetShardCount=target,
-                                           ScalingType="UNIFORM_SCALING")
+            self.client.update_shard_count(
+                StreamName=self.stream, TargetShardCount=target, ScalingType="UNIFORM_SCALING"
+            )
             return {"method": "UpdateShardCount", "from": count, "to": target}
         if kind == P.SPLIT:
             if count >= MAX_SHARDS:
                 return {"skipped": f"{count} open shards, at the maximum"}
             shard = shards[min(count - 1, int(params["pick"] * count))]
             low, high = int(shard["HashKeyRange"]["StartingHashKey"]), int(shard["HashKeyRange"]["EndingHashKey"])
-            self.client.split_shard(StreamName=self.stream, ShardToSplit=shard["ShardId"],
-                                    NewStartingHashKey=str((low + high + 1) // 2))
+            self.client.split_shard(
+                StreamName=self.stream, ShardToSplit=shard["ShardId"], NewStartingHashKey=str((low + high + 1) // 2)
+            )
             return {"method": "SplitShard", "shard": shard["ShardId"], "openBefore": count}
-        pairs = [(a, b) for a, b in zip(shards, shards[1:])
-                 if int(a["HashKeyRange"]["EndingHashKey"]) + 1 == int(b["HashKeyRange"]["StartingHashKey"])]
+        pairs = [
+            (a, b)
+            for a, b in zip(shards, shards[1:])
+            if int(a["HashKeyRange"]["EndingHashKey"]) + 1 == int(b["HashKeyRange"]["StartingHashKey"])
+        ]
         if count <= MIN_SHARDS or not pairs:
             return {"skipped": f"{count} open shards, at the minimum"}
         a, b = pairs[min(len(pairs) - 1, int(params["pick"] * len(pairs)))]
@@ -126,8 +131,17 @@ class ChaosLoop(threading.Thread):
     #: a fault that ends within this long of its planned time does not move the plan
     faults_gap_slack = 1.0
 
-    def __init__(self, faults: list[PlannedFault], seconds: float, admin: Any, client: Any, stream: str,
-                 supervisor: DriverSupervisor, board: FaultBoard, log: Callable[[str], None]) -> None:
+    def __init__(
+        self,
+        faults: list[PlannedFault],
+        seconds: float,
+        admin: Any,
+        client: Any,
+        stream: str,
+        supervisor: DriverSupervisor,
+        board: FaultBoard,
+        log: Callable[[str], None],
+    ) -> None:
         super().__init__(name="soak-chaos", daemon=True)
         self.faults, self.seconds = faults, seconds
         self.admin, self.stream, self.supervisor, self.board, self.log = admin, stream, supervisor, board, log
@@ -175,12 +189,18 @@ class ChaosLoop(threading.Thread):
             outcome = self._inject(fault)
         except Exception as e:  # noqa: BLE001 - a fault that could not be injected is recorded, not fatal
             outcome = {"error": f"{type(e).__name__}: {e}"}
-        entry = {**fault.as_dict(), "startedAt": round(began - self.started, 1),
-                 "seconds": round(time.monotonic() - began, 1), "wallClock": round(time.time(), 3),
-                 "outcome": outcome}
+        entry = {
+            **fault.as_dict(),
+            "startedAt": round(began - self.started, 1),
+            "seconds": round(time.monotonic() - began, 1),
+            "wallClock": round(time.time(), 3),
+            "outcome": outcome,
+        }
         self.timeline.append(entry)
-        self.log(f"[chaos +{entry['startedAt']:6.1f}s, planned +{fault.at:6.1f}s] #{fault.index} {fault.kind} "
-                 f"{fault.params} -> {outcome}")
+        self.log(
+            f"[chaos +{entry['startedAt']:6.1f}s, planned +{fault.at:6.1f}s] #{fault.index} {fault.kind} "
+            f"{fault.params} -> {outcome}"
+        )
 
     def _inject(self, fault: PlannedFault) -> dict[str, Any]:
         k, p = fault.kind, fault.params
@@ -196,8 +216,15 @@ class ChaosLoop(threading.Thread):
             self.board.add_rule({"kind": "reset", "probability": p["probability"]}, p["seconds"])
             return {"rule": "reset", "for": p["seconds"]}
         if k == P.HANG_STORM:
-            self.board.add_rule({"kind": "hang", "probability": p["probability"], "hangMillis": p["hangMillis"],
-                                 "maxCount": p["maxCount"]}, p["seconds"])
+            self.board.add_rule(
+                {
+                    "kind": "hang",
+                    "probability": p["probability"],
+                    "hangMillis": p["hangMillis"],
+                    "maxCount": p["maxCount"],
+                },
+                p["seconds"],
+            )
             return {"rule": "hang", "for": p["seconds"]}
         if k == P.ITERATOR_EXPIRY:
             if p["how"] == "expireAll":
@@ -206,8 +233,15 @@ class ChaosLoop(threading.Thread):
             self.board.add_rule({"kind": "expireIterator", "probability": p["probability"]}, p["seconds"])
             return {"rule": "expireIterator", "for": p["seconds"]}
         if k == P.CUT_SUBSCRIPTION:
-            self.board.add_rule({"kind": "cutSubscription", "afterEvents": p["afterEvents"],
-                                 "probability": p["probability"], "operations": ["SubscribeToShard"]}, p["seconds"])
+            self.board.add_rule(
+                {
+                    "kind": "cutSubscription",
+                    "afterEvents": p["afterEvents"],
+                    "probability": p["probability"],
+                    "operations": ["SubscribeToShard"],
+                },
+                p["seconds"],
+            )
             return {"rule": "cutSubscription", "for": p["seconds"]}
         if k == P.CLOCK_OFFSET:
             self.admin.settings(clockOffsetMs=p["ms"])

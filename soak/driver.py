@@ -86,8 +86,12 @@ def proc_threads_and_fds(pid: int) -> dict[str, int] | None:
             except OSError:
                 continue  # the thread ended
         pooled = sum(1 for n in names if n.startswith(SPARK_BOUNDED_POOLS))
-        return {"threads": len(names), "sparkPoolThreads": pooled, "threadsCounted": len(names) - pooled,
-                "fds": len(os.listdir(f"/proc/{pid}/fd"))}
+        return {
+            "threads": len(names),
+            "sparkPoolThreads": pooled,
+            "threadsCounted": len(names) - pooled,
+            "fds": len(os.listdir(f"/proc/{pid}/fd")),
+        }
     except OSError:
         return None
 
@@ -96,8 +100,9 @@ class DriverSupervisor:
     """Owns the current driver incarnation; every operation holds one lock, so the chaos loop and the run's
     monitor never act on a driver at the same time."""
 
-    def __init__(self, work: Path, endpoint: str, stream: str, mode: str, jar: str, spark_home: str,
-                 trigger: str = "1 second") -> None:
+    def __init__(
+        self, work: Path, endpoint: str, stream: str, mode: str, jar: str, spark_home: str, trigger: str = "1 second"
+    ) -> None:
         self.work = work
         self.control = work / "control"
         self.control.mkdir(parents=True, exist_ok=True)
@@ -119,22 +124,56 @@ class DriverSupervisor:
         with self._lock:
             n = len(self.incarnations) + 1
             log = self.work / f"driver-{n}.log"
-            command = [os.path.join(self.spark_home, "bin", "spark-submit"), "--master", MASTER,
-                       "--driver-memory", "1g", "--jars", self.jar,
-                       "--conf", "spark.ui.enabled=false", "--conf", "spark.sql.shuffle.partitions=2",
-                       # Scratch space (shuffle and block files, fetched jars) in the work folder: a driver killed
-                       # with SIGKILL cannot remove its own.
-                       "--conf", f"spark.local.dir={self.work / 'spark-local'}",
-                       str(REPO / "soak" / "driver_job.py"),
-                       "--endpoint", self.endpoint, "--stream", self.stream, "--mode", self.mode,
-                       "--checkpoint", str(self.checkpoint), "--sink", str(self.sink), "--control", str(self.control),
-                       "--incarnation", str(n), "--trigger", self.trigger]
+            command = [
+                os.path.join(self.spark_home, "bin", "spark-submit"),
+                "--master",
+                MASTER,
+                "--driver-memory",
+                "1g",
+                "--jars",
+                self.jar,
+                "--conf",
+                "spark.ui.enabled=false",
+                "--conf",
+                "spark.sql.shuffle.partitions=2",
+                # Scratch space (shuffle and block files, fetched jars) in the work folder: a driver killed
+                # with SIGKILL cannot remove its own.
+                "--conf",
+                f"spark.local.dir={self.work / 'spark-local'}",
+                str(REPO / "soak" / "driver_job.py"),
+                "--endpoint",
+                self.endpoint,
+                "--stream",
+                self.stream,
+                "--mode",
+                self.mode,
+                "--checkpoint",
+                str(self.checkpoint),
+                "--sink",
+                str(self.sink),
+                "--control",
+                str(self.control),
+                "--incarnation",
+                str(n),
+                "--trigger",
+                self.trigger,
+            ]
             env = {k: v for k, v in os.environ.items() if k not in ("PYSPARK_GATEWAY_PORT", "PYSPARK_GATEWAY_SECRET")}
-            env |= {"SPARK_HOME": self.spark_home, "PYSPARK_PYTHON": sys.executable,
-                    "PYSPARK_DRIVER_PYTHON": sys.executable}
+            env |= {
+                "SPARK_HOME": self.spark_home,
+                "PYSPARK_PYTHON": sys.executable,
+                "PYSPARK_DRIVER_PYTHON": sys.executable,
+            }
             with log.open("wb") as sink:
-                process = subprocess.Popen(command, cwd=self.work, env=env, stdin=subprocess.DEVNULL, stdout=sink,
-                                           stderr=subprocess.STDOUT, start_new_session=True)
+                process = subprocess.Popen(
+                    command,
+                    cwd=self.work,
+                    env=env,
+                    stdin=subprocess.DEVNULL,
+                    stdout=sink,
+                    stderr=subprocess.STDOUT,
+                    start_new_session=True,
+                )
             incarnation = Incarnation(n, process, log, time.monotonic())
             self.incarnations.append(incarnation)
             return incarnation
@@ -210,12 +249,22 @@ class DriverSupervisor:
             self._reap(inc, "stopped")
             exit_file = self.control / f"{inc.number}.exit.json"
             exit_info = json.loads(exit_file.read_text()) if exit_file.exists() else None
-            result = {"incarnation": inc.number, "exitCode": code, "seconds": round(time.monotonic() - started, 1),
-                      "exit": exit_info}
+            result = {
+                "incarnation": inc.number,
+                "exitCode": code,
+                "seconds": round(time.monotonic() - started, 1),
+                "exit": exit_info,
+            }
             if code != 0 or (exit_info or {}).get("exception"):
-                self.failures.append({"what": "graceful stop failed" if code is not None else
-                                      f"graceful stop hung for {timeout:.0f} s (then killed)",
-                                      **result, "logTail": self.log_tail(inc)})
+                self.failures.append(
+                    {
+                        "what": "graceful stop failed"
+                        if code is not None
+                        else f"graceful stop hung for {timeout:.0f} s (then killed)",
+                        **result,
+                        "logTail": self.log_tail(inc),
+                    }
+                )
             return result
 
     def restart(self) -> dict[str, Any]:
@@ -230,10 +279,13 @@ class DriverSupervisor:
                 return None
             self._reap(inc, "unexpected")
             exit_file = self.control / f"{inc.number}.exit.json"
-            failure = {"what": "the driver ended without being asked to", "incarnation": inc.number,
-                       "exitCode": inc.process.returncode,
-                       "exit": json.loads(exit_file.read_text()) if exit_file.exists() else None,
-                       "logTail": self.log_tail(inc)}
+            failure = {
+                "what": "the driver ended without being asked to",
+                "incarnation": inc.number,
+                "exitCode": inc.process.returncode,
+                "exit": json.loads(exit_file.read_text()) if exit_file.exists() else None,
+                "logTail": self.log_tail(inc),
+            }
             self.failures.append(failure)
             self.start()
             return failure
@@ -268,8 +320,12 @@ class DriverSupervisor:
                 if len(pids) >= 2:
                     victim = pids[min(len(pids) - 1, int(pick * len(pids)))]
                     os.kill(victim, signal.SIGKILL)
-                    return {"incarnation": self.current.number if self.current else None, "pid": victim,
-                            "executors": pids, "queryRunning": self.is_ready()}
+                    return {
+                        "incarnation": self.current.number if self.current else None,
+                        "pid": victim,
+                        "executors": pids,
+                        "queryRunning": self.is_ready(),
+                    }
             time.sleep(0.5)
         return {"skipped": f"fewer than two executor JVMs for {wait:.0f} s"}
 
@@ -295,9 +351,15 @@ class DriverSupervisor:
         proc = proc_threads_and_fds(inc.pid)
         if proc is None:
             return None
-        return {"incarnation": inc.number, "heapUsedAfterGcMiB": round(heap["heapUsedAfterGc"] / 2**20, 1),
-                "jvmThreads": heap["jvmThreads"], **proc, "time": heap["time"],
-                "monotonic": time.monotonic(), "sinceReady": round(time.monotonic() - (inc.ready or 0), 1)}
+        return {
+            "incarnation": inc.number,
+            "heapUsedAfterGcMiB": round(heap["heapUsedAfterGc"] / 2**20, 1),
+            "jvmThreads": heap["jvmThreads"],
+            **proc,
+            "time": heap["time"],
+            "monotonic": time.monotonic(),
+            "sinceReady": round(time.monotonic() - (inc.ready or 0), 1),
+        }
 
     # --- evidence -----------------------------------------------------------------------------------------------
     @staticmethod
@@ -313,11 +375,21 @@ class DriverSupervisor:
         for inc in self.incarnations:
             path = self.control / f"{inc.number}.progress.jsonl"
             if path.exists():
-                out.extend({"incarnation": inc.number, **json.loads(line)}
-                           for line in path.read_text().splitlines() if line.strip())
+                out.extend(
+                    {"incarnation": inc.number, **json.loads(line)}
+                    for line in path.read_text().splitlines()
+                    if line.strip()
+                )
         return out
 
     def summary(self) -> list[dict[str, Any]]:
-        return [{"incarnation": i.number, "pid": i.pid, "ended": i.ended, "exitCode": i.process.returncode,
-                 "secondsToQueryStart": round(i.ready - i.launched, 1) if i.ready else None}
-                for i in self.incarnations]
+        return [
+            {
+                "incarnation": i.number,
+                "pid": i.pid,
+                "ended": i.ended,
+                "exitCode": i.process.returncode,
+                "secondsToQueryStart": round(i.ready - i.launched, 1) if i.ready else None,
+            }
+            for i in self.incarnations
+        ]

@@ -53,17 +53,33 @@ class BatchSink:
         # 3,177-row batch). A call into the JVM after the collect fails in that case, so nothing is written: the
         # batch was not committed and the next driver replays it.
         df.sparkSession.sparkContext._jvm.java.lang.System.nanoTime()
-        text = "".join(json.dumps({"stream": r.stream, "shardId": r.shardId, "seq": r.sequenceNumber,
-                                   "sub": int(r.subSequenceNumber), "data": r.data}, separators=(",", ":")) + "\n"
-                       for r in rows)
+        text = "".join(
+            json.dumps(
+                {
+                    "stream": r.stream,
+                    "shardId": r.shardId,
+                    "seq": r.sequenceNumber,
+                    "sub": int(r.subSequenceNumber),
+                    "data": r.data,
+                },
+                separators=(",", ":"),
+            )
+            + "\n"
+            for r in rows
+        )
         path = self.folder / f"batch-{batch_id:09d}.jsonl"
         if path.exists():
             before = path.read_text()
             if before != text:
-                evidence = {"batchId": batch_id, "before": before.splitlines(), "after": text.splitlines(),
-                            "time": time.time()}
-                write_atomically(self.folder / f"replay-mismatch-{batch_id:09d}-{time.time_ns()}.json",
-                                 json.dumps(evidence))
+                evidence = {
+                    "batchId": batch_id,
+                    "before": before.splitlines(),
+                    "after": text.splitlines(),
+                    "time": time.time(),
+                }
+                write_atomically(
+                    self.folder / f"replay-mismatch-{batch_id:09d}-{time.time_ns()}.json", json.dumps(evidence)
+                )
         write_atomically(path, text)
 
 
@@ -73,14 +89,23 @@ def measure(spark: Any) -> dict[str, Any]:
     factory = jvm.java.lang.management.ManagementFactory
     jvm.java.lang.System.gc()
     heap = factory.getMemoryMXBean().getHeapMemoryUsage()
-    return {"time": time.time(), "heapUsedAfterGc": int(heap.getUsed()), "heapCommitted": int(heap.getCommitted()),
-            "heapMax": int(heap.getMax()), "jvmThreads": int(factory.getThreadMXBean().getThreadCount())}
+    return {
+        "time": time.time(),
+        "heapUsedAfterGc": int(heap.getUsed()),
+        "heapCommitted": int(heap.getCommitted()),
+        "heapMax": int(heap.getMax()),
+        "jvmThreads": int(factory.getThreadMXBean().getThreadCount()),
+    }
 
 
 def progress_line(p: dict[str, Any]) -> dict[str, Any]:
     sources = p.get("sources") or [{}]
-    return {"batchId": p.get("batchId"), "timestamp": p.get("timestamp"), "numInputRows": p.get("numInputRows"),
-            "metrics": sources[0].get("metrics") or {}}
+    return {
+        "batchId": p.get("batchId"),
+        "timestamp": p.get("timestamp"),
+        "numInputRows": p.get("numInputRows"),
+        "metrics": sources[0].get("metrics") or {},
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -95,22 +120,50 @@ def main(argv: list[str] | None = None) -> int:
 
     from pyspark.sql import SparkSession
 
-    spark = (SparkSession.builder.appName(f"spark-kinesis-soak-{n}").config("spark.ui.enabled", "false")
-             .config("spark.sql.shuffle.partitions", "2").config("spark.ui.showConsoleProgress", "false")
-             .getOrCreate())
+    spark = (
+        SparkSession.builder.appName(f"spark-kinesis-soak-{n}")
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.ui.showConsoleProgress", "false")
+        .getOrCreate()
+    )
     spark.sparkContext.setLogLevel("WARN")
-    options = {"streamName": args.stream, "endpoint": args.endpoint, "region": "us-east-1",
-               "awsAccessKey": "test", "awsSecretKey": "test", "initialPosition": "trim_horizon",
-               "consumerMode": args.mode}
-    df = (spark.readStream.format("kinesis").options(**options).load()
-          .selectExpr("stream", "shardId", "sequenceNumber", "subSequenceNumber", "cast(data as string) as data"))
-    query = (df.writeStream.foreachBatch(BatchSink(Path(args.sink))).trigger(processingTime=args.trigger)
-             .option("checkpointLocation", args.checkpoint).queryName(f"soak-{args.mode}").start())
+    options = {
+        "streamName": args.stream,
+        "endpoint": args.endpoint,
+        "region": "us-east-1",
+        "awsAccessKey": "test",
+        "awsSecretKey": "test",
+        "initialPosition": "trim_horizon",
+        "consumerMode": args.mode,
+    }
+    df = (
+        spark.readStream.format("kinesis")
+        .options(**options)
+        .load()
+        .selectExpr("stream", "shardId", "sequenceNumber", "subSequenceNumber", "cast(data as string) as data")
+    )
+    query = (
+        df.writeStream.foreachBatch(BatchSink(Path(args.sink)))
+        .trigger(processingTime=args.trigger)
+        .option("checkpointLocation", args.checkpoint)
+        .queryName(f"soak-{args.mode}")
+        .start()
+    )
     jvm: Any = spark.sparkContext._jvm
     pid = int(jvm.java.lang.ProcessHandle.current().pid())
-    write_atomically(control / f"{n}.started.json",
-                     json.dumps({"jvmPid": pid, "pythonPid": os.getpid(), "queryId": str(query.id),
-                                 "runId": str(query.runId), "time": time.time()}))
+    write_atomically(
+        control / f"{n}.started.json",
+        json.dumps(
+            {
+                "jvmPid": pid,
+                "pythonPid": os.getpid(),
+                "queryId": str(query.id),
+                "runId": str(query.runId),
+                "time": time.time(),
+            }
+        ),
+    )
     stop_requested = False
     seen_batches: set[int] = set()
     answered: set[str] = set()
@@ -136,8 +189,11 @@ def main(argv: list[str] | None = None) -> int:
                 progress.flush()
             time.sleep(POLL_SECONDS)
     failure = query.exception()
-    exit_info = {"stopRequested": stop_requested, "time": time.time(),
-                 "exception": None if failure is None else str(failure)}
+    exit_info = {
+        "stopRequested": stop_requested,
+        "time": time.time(),
+        "exception": None if failure is None else str(failure),
+    }
     write_atomically(control / f"{n}.exit.json", json.dumps(exit_info))
     spark.stop()
     return 0 if stop_requested and failure is None else 2

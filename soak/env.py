@@ -90,9 +90,17 @@ def kinesis_client(endpoint: str, read_timeout: float = 10.0, retries: int = 10)
     """boto3 against the simulator. `retries=1` turns botocore's own retries off (the producer retries itself, so
     every resend is one it knows about)."""
     return boto3.client(
-        "kinesis", endpoint_url=endpoint, region_name=REGION, aws_access_key_id="test", aws_secret_access_key="test",
-        config=Config(retries={"total_max_attempts": retries, "mode": "standard"}, connect_timeout=3,
-                      read_timeout=read_timeout, max_pool_connections=4),
+        "kinesis",
+        endpoint_url=endpoint,
+        region_name=REGION,
+        aws_access_key_id="test",
+        aws_secret_access_key="test",
+        config=Config(
+            retries={"total_max_attempts": retries, "mode": "standard"},
+            connect_timeout=3,
+            read_timeout=read_timeout,
+            max_pool_connections=4,
+        ),
     )
 
 

@@ -33,8 +33,20 @@ DRIVER_KILL = "driver_kill"
 EXECUTOR_KILL = "executor_kill"
 CLOCK_OFFSET = "clock_offset"
 
-ALL_KINDS = (SPLIT, MERGE, THROTTLE_STORM, HTTP5XX_STORM, RESET_STORM, HANG_STORM, ITERATOR_EXPIRY, CUT_SUBSCRIPTION,
-             QUERY_RESTART, DRIVER_KILL, EXECUTOR_KILL, CLOCK_OFFSET)
+ALL_KINDS = (
+    SPLIT,
+    MERGE,
+    THROTTLE_STORM,
+    HTTP5XX_STORM,
+    RESET_STORM,
+    HANG_STORM,
+    ITERATOR_EXPIRY,
+    CUT_SUBSCRIPTION,
+    QUERY_RESTART,
+    DRIVER_KILL,
+    EXECUTOR_KILL,
+    CLOCK_OFFSET,
+)
 #: faults after which the driver is another process
 DRIVER_ENDING = frozenset({QUERY_RESTART, DRIVER_KILL})
 #: what only an enhanced fan-out reader meets
@@ -78,6 +90,7 @@ def menu_for(menu: str, mode: str) -> tuple[str, ...]:
 
 def _params(kind: str, rng: random.Random) -> dict[str, Any]:
     """A fault's parameters. Storms last 3-8 s, the brief's "a few seconds"."""
+
     def storm() -> float:
         return round(rng.uniform(3.0, 8.0), 1)
 
@@ -88,15 +101,22 @@ def _params(kind: str, rng: random.Random) -> dict[str, Any]:
     if kind == THROTTLE_STORM:
         return {"factor": 0.05, "seconds": storm()}
     if kind == HTTP5XX_STORM:
-        return {"fault": rng.choice(["http500", "http503"]), "probability": rng.choice([0.1, 0.3, 0.5]),
-                "seconds": storm()}
+        return {
+            "fault": rng.choice(["http500", "http503"]),
+            "probability": rng.choice([0.1, 0.3, 0.5]),
+            "seconds": storm(),
+        }
     if kind == RESET_STORM:
         return {"probability": rng.choice([0.1, 0.2, 0.3]), "seconds": storm()}
     if kind == HANG_STORM:
         # Mostly hangs the simulator ends itself (it closes the connection); now and then one past the connector's
         # 30 s apiCallAttemptTimeout, which the client has to cut.
-        return {"probability": rng.choice([0.05, 0.1, 0.2]), "hangMillis": rng.choice([3000, 8000, 15000, 35000]),
-                "maxCount": rng.choice([2, 5, 10]), "seconds": storm()}
+        return {
+            "probability": rng.choice([0.05, 0.1, 0.2]),
+            "hangMillis": rng.choice([3000, 8000, 15000, 35000]),
+            "maxCount": rng.choice([2, 5, 10]),
+            "seconds": storm(),
+        }
     if kind == ITERATOR_EXPIRY:
         return {"how": rng.choice(["expireAll", "fault"]), "probability": 0.5, "seconds": storm()}
     if kind == CUT_SUBSCRIPTION:

@@ -68,8 +68,9 @@ class ProducerStats:
 class Producer(threading.Thread):
     """Writes `rate` records per second over `keys` keys until `stop()`, then `drain()` resends until all are in."""
 
-    def __init__(self, endpoint: str, stream: str, rate: float, keys: int, id_prefix: str, seed: int,
-                 ledger: Path) -> None:
+    def __init__(
+        self, endpoint: str, stream: str, rate: float, keys: int, id_prefix: str, seed: int, ledger: Path
+    ) -> None:
         super().__init__(name="soak-producer", daemon=True)
         self.stream = stream
         self.rate = rate
@@ -133,8 +134,9 @@ class Producer(threading.Thread):
                 n = self.counters[key]
                 self.counters[key] = n + 1
                 record_id = f"{self.id_prefix}-{self.stats.generated:08d}"
-                data = json.dumps({"id": record_id, "key": key, "n": n, "ts": round(time.time(), 3)},
-                                  separators=(",", ":")).encode()
+                data = json.dumps(
+                    {"id": record_id, "key": key, "n": n, "ts": round(time.time(), 3)}, separators=(",", ":")
+                ).encode()
                 self.pending[key].append(_Pending(record_id, key, n, data))
                 self.stats.generated += 1
 
@@ -162,7 +164,8 @@ class Producer(threading.Thread):
         self.stats.requests += 1
         try:
             answer = self.client.put_records(
-                StreamName=self.stream, Records=[{"Data": p.data, "PartitionKey": p.key} for p in batch])
+                StreamName=self.stream, Records=[{"Data": p.data, "PartitionKey": p.key} for p in batch]
+            )
         except Exception as e:  # noqa: BLE001 - every failure of the call is retried: that is the producer's job
             # An error answer (ClientError) has a response dict; a call without an answer (ReadTimeoutError and the
             # like) has none, or a `response` of None.

@@ -34,8 +34,7 @@ def list_shards(client: Any, stream: str) -> list[ShardInfo]:
         page = client.list_shards(**kwargs)
         for s in page["Shards"]:
             parents = tuple(p for p in (s.get("ParentShardId"), s.get("AdjacentParentShardId")) if p)
-            shards.append(ShardInfo(s["ShardId"], parents,
-                                    "EndingSequenceNumber" in s.get("SequenceNumberRange", {})))
+            shards.append(ShardInfo(s["ShardId"], parents, "EndingSequenceNumber" in s.get("SequenceNumberRange", {})))
         if not page.get("NextToken"):
             return shards
         kwargs = {"NextToken": page["NextToken"]}
@@ -62,16 +61,18 @@ def lineage_order(shards: list[ShardInfo]) -> list[str]:
 
 def read_shard(client: Any, stream: str, shard: ShardInfo) -> list[StreamRecord]:
     """A closed shard to its end (null next iterator); an open one to its tip."""
-    iterator = client.get_shard_iterator(StreamName=stream, ShardId=shard.id,
-                                         ShardIteratorType="TRIM_HORIZON")["ShardIterator"]
+    iterator = client.get_shard_iterator(StreamName=stream, ShardId=shard.id, ShardIteratorType="TRIM_HORIZON")[
+        "ShardIterator"
+    ]
     records: list[StreamRecord] = []
     empty = 0
     while iterator:
         answer = client.get_records(ShardIterator=iterator, Limit=10000)
         for r in answer["Records"]:
             data = r["Data"].decode("utf-8", errors="replace")
-            records.append(StreamRecord((shard.id, r["SequenceNumber"], 0), r["PartitionKey"], data,
-                                        Payload.parse(data)))
+            records.append(
+                StreamRecord((shard.id, r["SequenceNumber"], 0), r["PartitionKey"], data, Payload.parse(data))
+            )
         iterator = answer.get("NextShardIterator")
         empty = 0 if answer["Records"] else empty + 1
         if not shard.closed and empty and answer.get("MillisBehindLatest", 0) == 0:

@@ -30,8 +30,10 @@ class Bounds:
     fds: int = 50
 
     def describe(self) -> str:
-        return (f"heap after GC <= {self.heap_factor} x warm-up + {self.heap_slack_mib:.0f} MiB, threads (outside "
-                f"Spark's bounded block-manager pools) <= warm-up + {self.threads}, open fds <= warm-up + {self.fds}")
+        return (
+            f"heap after GC <= {self.heap_factor} x warm-up + {self.heap_slack_mib:.0f} MiB, threads (outside "
+            f"Spark's bounded block-manager pools) <= warm-up + {self.threads}, open fds <= warm-up + {self.fds}"
+        )
 
 
 def baseline(samples: list[dict[str, Any]], incarnation: int, warmup: float) -> dict[str, Any] | None:
@@ -58,11 +60,13 @@ def leak_check(start: dict[str, Any] | None, end: dict[str, Any] | None, bounds:
     if end["fds"] > start["fds"] + bounds.fds:
         over.append(f"fds {end['fds']} > {start['fds']} + {bounds.fds}")
     stretch = round(end["monotonic"] - start["monotonic"], 1)
-    detail = (f"driver {end['incarnation']} over {stretch} s: heap {start['heapUsedAfterGcMiB']} -> "
-              f"{end['heapUsedAfterGcMiB']} MiB, threads {start['threadsCounted']} -> {end['threadsCounted']} "
-              f"(and Spark's "
-              f"bounded pools {start['sparkPoolThreads']} -> {end['sparkPoolThreads']}), fds {start['fds']} -> "
-              f"{end['fds']} ({bounds.describe()})")
+    detail = (
+        f"driver {end['incarnation']} over {stretch} s: heap {start['heapUsedAfterGcMiB']} -> "
+        f"{end['heapUsedAfterGcMiB']} MiB, threads {start['threadsCounted']} -> {end['threadsCounted']} "
+        f"(and Spark's "
+        f"bounded pools {start['sparkPoolThreads']} -> {end['sparkPoolThreads']}), fds {start['fds']} -> "
+        f"{end['fds']} ({bounds.describe()})"
+    )
     return Check(name, not over, detail if not over else f"{'; '.join(over)}; {detail}")
 
 

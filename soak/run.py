@@ -33,8 +33,7 @@ from soak import plan as P
 from soak.chaos import ChaosLoop, FaultBoard, shard_count
 from soak.checks import Check, evaluate
 from soak.driver import DriverSupervisor
-from soak.env import (RESULTS, SimulatorAdmin, kinesis_client, private_spark_home, simulator, snapshot_jars,
-                      wait_for)
+from soak.env import RESULTS, SimulatorAdmin, kinesis_client, private_spark_home, simulator, snapshot_jars, wait_for
 from soak.producer import Producer
 from soak.reader import read_stream
 from soak.resources import Bounds, baseline, leak_check
@@ -93,8 +92,12 @@ class Log:
 
 def _create_stream(client: Any, stream: str, shards: int) -> None:
     client.create_stream(StreamName=stream, ShardCount=shards)
-    if not wait_for(lambda: client.describe_stream_summary(StreamName=stream)["StreamDescriptionSummary"]
-                    ["StreamStatus"] == "ACTIVE", 60):
+    if not wait_for(
+        lambda: (
+            client.describe_stream_summary(StreamName=stream)["StreamDescriptionSummary"]["StreamStatus"] == "ACTIVE"
+        ),
+        60,
+    ):
         raise RuntimeError(f"stream {stream} not ACTIVE after 60 s")
 
 
@@ -115,10 +118,18 @@ def run_mode(settings: SoakSettings, mode: str, work: Path, jars: tuple[Path, Pa
         admin = SimulatorAdmin(endpoint)
         client = kinesis_client(endpoint)
         _create_stream(client, stream, settings.shards)
-        producer = Producer(endpoint, stream, settings.rate, settings.keys, f"s{settings.seed}-{mode}",
-                            settings.seed, work / "acknowledged.jsonl")
-        supervisor = DriverSupervisor(work, endpoint, stream, mode, str(connector_jar), private_spark_home(work),
-                                      settings.trigger)
+        producer = Producer(
+            endpoint,
+            stream,
+            settings.rate,
+            settings.keys,
+            f"s{settings.seed}-{mode}",
+            settings.seed,
+            work / "acknowledged.jsonl",
+        )
+        supervisor = DriverSupervisor(
+            work, endpoint, stream, mode, str(connector_jar), private_spark_home(work), settings.trigger
+        )
         sink = SinkReader(supervisor.sink)
         board = FaultBoard(admin, stream, settings.seed)
         chaos = ChaosLoop(faults, settings.seconds, admin, client, stream, supervisor, board, log)
@@ -140,8 +151,10 @@ def run_mode(settings: SoakSettings, mode: str, work: Path, jars: tuple[Path, Pa
             if producer.error is not None:
                 harness_errors.append(f"producer: {type(producer.error).__name__}: {producer.error}")
             if not drained:
-                harness_errors.append(f"producer: {producer.pending_count()} records still unacknowledged after "
-                                      f"{settings.drain_timeout:.0f} s of calm")
+                harness_errors.append(
+                    f"producer: {producer.pending_count()} records still unacknowledged after "
+                    f"{settings.drain_timeout:.0f} s of calm"
+                )
             if not supervisor.wait_ready():
                 raise RuntimeError("no driver running its query after the chaos phase")
             shards, records = read_stream(client, stream)
@@ -159,8 +172,9 @@ def run_mode(settings: SoakSettings, mode: str, work: Path, jars: tuple[Path, Pa
                 log(f"the sink did not catch up within {settings.catchup_timeout:.0f} s")
             last = supervisor.current
             assert last is not None
-            if last.ready is not None and not any(s["incarnation"] == last.number and s["sinceReady"] >= settings.warmup
-                                                  for s in samples):
+            if last.ready is not None and not any(
+                s["incarnation"] == last.number and s["sinceReady"] >= settings.warmup for s in samples
+            ):
                 # A driver started late in the phase: its warm-up level first, then the end (a short stretch).
                 time.sleep(max(0.0, last.ready + settings.warmup - time.monotonic()))
                 if (sample := supervisor.measure()) is not None:
@@ -172,22 +186,44 @@ def run_mode(settings: SoakSettings, mode: str, work: Path, jars: tuple[Path, Pa
             sink.refresh()
             data_checks, figures = evaluate(stream, producer.acknowledged(), shards, records, sink.rows())
             checks.extend(data_checks)
-            checks.append(Check("the sink caught up after the producer stopped", caught_up,
-                                f"within {settings.catchup_timeout:.0f} s" if caught_up else
-                                f"not within {settings.catchup_timeout:.0f} s"))
+            checks.append(
+                Check(
+                    "the sink caught up after the producer stopped",
+                    caught_up,
+                    f"within {settings.catchup_timeout:.0f} s"
+                    if caught_up
+                    else f"not within {settings.catchup_timeout:.0f} s",
+                )
+            )
             mismatches = [p.name for p in sink.replay_mismatches()]
-            checks.append(Check("a replayed batch writes the same rows (deterministic replay)", not mismatches,
-                                "no batch rewritten with other rows" if not mismatches else
-                                f"{len(mismatches)} batches rewritten with other rows", mismatches))
+            checks.append(
+                Check(
+                    "a replayed batch writes the same rows (deterministic replay)",
+                    not mismatches,
+                    "no batch rewritten with other rows"
+                    if not mismatches
+                    else f"{len(mismatches)} batches rewritten with other rows",
+                    mismatches,
+                )
+            )
             failures = supervisor.failures
-            checks.append(Check("no query failure the chaos did not cause", not failures,
-                                f"{len(supervisor.incarnations)} drivers, each ended by the harness" if not failures
-                                else f"{len(failures)} unplanned failures", failures))
+            checks.append(
+                Check(
+                    "no query failure the chaos did not cause",
+                    not failures,
+                    f"{len(supervisor.incarnations)} drivers, each ended by the harness"
+                    if not failures
+                    else f"{len(failures)} unplanned failures",
+                    failures,
+                )
+            )
             checks.append(leak_check(start, end, settings.bounds))
-            summary |= {"figures": figures, "producer": producer.stats.as_dict(),
-                        "resources": {"start": start, "end": end, "bounds": asdict(settings.bounds),
-                                      "samples": samples},
-                        "finalStop": stopped}
+            summary |= {
+                "figures": figures,
+                "producer": producer.stats.as_dict(),
+                "resources": {"start": start, "end": end, "bounds": asdict(settings.bounds), "samples": samples},
+                "finalStop": stopped,
+            }
         except Exception as e:  # noqa: BLE001 - the run's own failure is a failed check with its reason
             harness_errors.append(f"{type(e).__name__}: {e}")
             log(f"run aborted: {type(e).__name__}: {e}")
@@ -199,8 +235,14 @@ def run_mode(settings: SoakSettings, mode: str, work: Path, jars: tuple[Path, Pa
             if producer.is_alive():
                 producer.drain(0)
             supervisor.shutdown()
-        checks.append(Check("the harness ran to the end", not harness_errors,
-                            "no harness error" if not harness_errors else "; ".join(harness_errors), harness_errors))
+        checks.append(
+            Check(
+                "the harness ran to the end",
+                not harness_errors,
+                "no harness error" if not harness_errors else "; ".join(harness_errors),
+                harness_errors,
+            )
+        )
         try:
             counters = admin.counters().get("operations", {})
         except Exception:  # noqa: BLE001 - the simulator may be what failed
@@ -215,8 +257,9 @@ def run_mode(settings: SoakSettings, mode: str, work: Path, jars: tuple[Path, Pa
         "faultsSkippedOrFailed": dict(sorted(skipped.items())),
         "drivers": supervisor.summary(),
         "batches": sink.batches(),
-        "progressBatchesWithRows": len({(p["incarnation"], p["batchId"]) for p in progress
-                                        if (p.get("numInputRows") or 0) > 0}),
+        "progressBatchesWithRows": len(
+            {(p["incarnation"], p["batchId"]) for p in progress if (p.get("numInputRows") or 0) > 0}
+        ),
         "simulatorFaultsFired": {op: c.get("faults", 0) for op, c in counters.items() if c.get("faults")},
         "simulatorThrottled": {op: c.get("throttled", 0) for op, c in counters.items() if c.get("throttled")},
         "timeline": chaos.timeline,
@@ -224,8 +267,17 @@ def run_mode(settings: SoakSettings, mode: str, work: Path, jars: tuple[Path, Pa
     return summary
 
 
-def _watch(busy: Callable[[], bool], supervisor: DriverSupervisor, sink: SinkReader, producer: Producer,
-           samples: list[dict[str, Any]], settings: SoakSettings, log: Log, client: Any, stream: str) -> None:
+def _watch(
+    busy: Callable[[], bool],
+    supervisor: DriverSupervisor,
+    sink: SinkReader,
+    producer: Producer,
+    samples: list[dict[str, Any]],
+    settings: SoakSettings,
+    log: Log,
+    client: Any,
+    stream: str,
+) -> None:
     """While `busy()`: unplanned driver exits noticed (and the driver restarted), the driver sampled, a status line
     every 10 s."""
     next_sample = next_status = time.monotonic()
@@ -234,8 +286,10 @@ def _watch(busy: Callable[[], bool], supervisor: DriverSupervisor, sink: SinkRea
             raise RuntimeError(f"the producer died: {type(producer.error).__name__}: {producer.error}")
         failure = supervisor.check()
         if failure is not None:
-            log(f"UNPLANNED: driver {failure['incarnation']} ended (exit {failure['exitCode']}): "
-                f"{(failure.get('exit') or {}).get('exception') or (failure['logTail'][-1:] or ['?'])[0]}")
+            log(
+                f"UNPLANNED: driver {failure['incarnation']} ended (exit {failure['exitCode']}): "
+                f"{(failure.get('exit') or {}).get('exception') or (failure['logTail'][-1:] or ['?'])[0]}"
+            )
         now = time.monotonic()
         if now >= next_sample:
             next_sample = now + settings.sample_every
@@ -249,22 +303,30 @@ def _watch(busy: Callable[[], bool], supervisor: DriverSupervisor, sink: SinkRea
                 open_shards, all_shards = shard_count(client, stream)
             except Exception:  # noqa: BLE001 - a status line is best effort during a storm
                 open_shards = all_shards = -1
-            log(f"status: generated {producer.stats.generated}, acknowledged {producer.stats.acknowledged}, "
+            log(
+                f"status: generated {producer.stats.generated}, acknowledged {producer.stats.acknowledged}, "
                 f"pending {producer.pending_count()}, in sink {len(sink.ids())} ids / {sink.batches()} batches, "
                 f"driver {inc.number if inc else '-'} {'running' if supervisor.is_ready() else 'starting'}, "
-                f"executors {len(supervisor.executors())}, shards {open_shards} open / {all_shards}")
+                f"executors {len(supervisor.executors())}, shards {open_shards} open / {all_shards}"
+            )
         time.sleep(1.0)
 
 
 def replay_command(settings: SoakSettings) -> str:
     """The `make soak` line that draws the same plans again."""
     default = SoakSettings(seed=settings.seed, seconds=settings.seconds)
-    extra = [f"--{flag} {value}" for flag, value, base in (
-        ("modes", ",".join(settings.modes), ",".join(default.modes)), ("menu", settings.menu, default.menu),
-        ("gap-min", f"{settings.gap_min:g}", f"{default.gap_min:g}"),
-        ("gap-max", f"{settings.gap_max:g}", f"{default.gap_max:g}"),
-        ("warmup", f"{settings.warmup:g}", f"{default.warmup:g}"), ("rate", f"{settings.rate:g}", f"{default.rate:g}"))
-        if value != base]
+    extra = [
+        f"--{flag} {value}"
+        for flag, value, base in (
+            ("modes", ",".join(settings.modes), ",".join(default.modes)),
+            ("menu", settings.menu, default.menu),
+            ("gap-min", f"{settings.gap_min:g}", f"{default.gap_min:g}"),
+            ("gap-max", f"{settings.gap_max:g}", f"{default.gap_max:g}"),
+            ("warmup", f"{settings.warmup:g}", f"{default.warmup:g}"),
+            ("rate", f"{settings.rate:g}", f"{default.rate:g}"),
+        )
+        if value != base
+    ]
     args = f' SOAK_ARGS="{" ".join(extra)}"' if extra else ""
     return f"make soak SEED={settings.seed} MINUTES={settings.seconds / 60:g}{args}"
 
@@ -278,16 +340,29 @@ def run(settings: SoakSettings) -> tuple[dict[str, Any], int]:
     started = time.monotonic()
     jars = snapshot_jars(work / "jars")
     modes = [run_mode(settings, mode, work / mode, jars, log) for mode in settings.modes]
-    summary = {"name": name, "seed": settings.seed, "settings": settings.as_dict(),
-               "passed": all(m["passed"] for m in modes), "seconds": round(time.monotonic() - started, 1),
-               "modes": modes}
+    summary = {
+        "name": name,
+        "seed": settings.seed,
+        "settings": settings.as_dict(),
+        "passed": all(m["passed"] for m in modes),
+        "seconds": round(time.monotonic() - started, 1),
+        "modes": modes,
+    }
     settings.out.mkdir(parents=True, exist_ok=True)
-    timeline = {"seed": settings.seed, "settings": settings.as_dict(),
-                "modes": {m["mode"]: {"plan": m["plan"], "executed": m["timeline"]} for m in modes}}
+    timeline = {
+        "seed": settings.seed,
+        "settings": settings.as_dict(),
+        "modes": {m["mode"]: {"plan": m["plan"], "executed": m["timeline"]} for m in modes},
+    }
     (settings.out / f"{name}-timeline.json").write_text(json.dumps(timeline, indent=2) + "\n")
     (settings.out / f"{name}.json").write_text(
-        json.dumps({**summary, "modes": [{k: v for k, v in m.items() if k not in ("timeline", "plan")} for m in modes]},
-                   indent=2, default=str) + "\n")
+        json.dumps(
+            {**summary, "modes": [{k: v for k, v in m.items() if k not in ("timeline", "plan")} for m in modes]},
+            indent=2,
+            default=str,
+        )
+        + "\n"
+    )
     print_summary(summary, log)
     if summary["passed"] and not settings.keep_work:
         shutil.rmtree(work, ignore_errors=True)
@@ -303,17 +378,23 @@ def print_summary(summary: dict[str, Any], log: Log) -> None:
         fig = m.get("figures", {})
         res = m.get("resources", {})
         start, end = res.get("start") or {}, res.get("end") or {}
-        log(f"--- {m['mode']}: {'passed' if m['passed'] else 'FAILED'}; faults {m['faultsInjected']} "
-            f"(skipped or failed: {m['faultsSkippedOrFailed']})")
-        log(f"    produced (acknowledged) {fig.get('acknowledged')}, stored {fig.get('storedRecords')} "
+        log(
+            f"--- {m['mode']}: {'passed' if m['passed'] else 'FAILED'}; faults {m['faultsInjected']} "
+            f"(skipped or failed: {m['faultsSkippedOrFailed']})"
+        )
+        log(
+            f"    produced (acknowledged) {fig.get('acknowledged')}, stored {fig.get('storedRecords')} "
             f"(producer duplicates {fig.get('producerDuplicates')}), read {fig.get('read')}, lost {fig.get('lost')}, "
             f"duplicated {fig.get('duplicated')}, out of key order {fig.get('keyOrderViolations')}; "
-            f"{m.get('batches')} batches, {len(m['drivers'])} drivers, shards {fig.get('shards')}")
-        log(f"    driver {start.get('incarnation')}: heap after GC {start.get('heapUsedAfterGcMiB')} -> "
+            f"{m.get('batches')} batches, {len(m['drivers'])} drivers, shards {fig.get('shards')}"
+        )
+        log(
+            f"    driver {start.get('incarnation')}: heap after GC {start.get('heapUsedAfterGcMiB')} -> "
             f"{end.get('heapUsedAfterGcMiB')} MiB, threads {start.get('threadsCounted')} -> "
             f"{end.get('threadsCounted')} "
             f"(+ Spark's bounded pools {start.get('sparkPoolThreads')} -> {end.get('sparkPoolThreads')}), "
-            f"fds {start.get('fds')} -> {end.get('fds')}")
+            f"fds {start.get('fds')} -> {end.get('fds')}"
+        )
         for c in m["checks"]:
             log(f"    [{'ok' if c['passed'] else 'FAIL'}] {c['name']}: {c['detail']}")
             if not c["passed"]:
@@ -332,8 +413,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rate", type=float, default=100.0, help="records per second")
     parser.add_argument("--gap-min", type=float, default=3.0, help="least seconds between two planned faults")
     parser.add_argument("--gap-max", type=float, default=7.0, help="most seconds between two planned faults")
-    parser.add_argument("--warmup", type=float, default=30.0,
-                        help="seconds after its query started before a driver's baseline sample")
+    parser.add_argument(
+        "--warmup", type=float, default=30.0, help="seconds after its query started before a driver's baseline sample"
+    )
     parser.add_argument("--keep", action="store_true", help="keep the work folder even when every check passed")
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
@@ -341,9 +423,18 @@ def main(argv: list[str] | None = None) -> int:
     modes = tuple(m.strip() for m in args.modes.split(",") if m.strip())
     if any(m not in MODES for m in modes):
         parser.error(f"--modes: each of {', '.join(MODES)}")
-    settings = SoakSettings(seed=seed, seconds=args.seconds if args.seconds is not None else args.minutes * 60,
-                            modes=modes, menu=args.menu, rate=args.rate, gap_min=args.gap_min, gap_max=args.gap_max,
-                            warmup=args.warmup, keep_work=args.keep, out=args.out.resolve())
+    settings = SoakSettings(
+        seed=seed,
+        seconds=args.seconds if args.seconds is not None else args.minutes * 60,
+        modes=modes,
+        menu=args.menu,
+        rate=args.rate,
+        gap_min=args.gap_min,
+        gap_max=args.gap_max,
+        warmup=args.warmup,
+        keep_work=args.keep,
+        out=args.out.resolve(),
+    )
     _, code = run(settings)
     return code
 

@@ -50,8 +50,11 @@ def parse_batch(batch: int, text: str) -> list[SinkRow]:
         if not line.strip():
             continue
         r = json.loads(line)
-        rows.append(SinkRow(batch, index, r["stream"], (r["shardId"], r["seq"], int(r["sub"])), r["data"],
-                            Payload.parse(r["data"])))
+        rows.append(
+            SinkRow(
+                batch, index, r["stream"], (r["shardId"], r["seq"], int(r["sub"])), r["data"], Payload.parse(r["data"])
+            )
+        )
     return rows
 
 

@@ -17,8 +17,14 @@ if TYPE_CHECKING:  # the root conftest.py, which pytest loads itself
 
 def test_smoke_run_writes_every_section(simulator_admin: SimulatorAdmin, tmp_path: Path) -> None:
     settings = Settings.for_mode("smoke")
-    run_benchmarks(spark_session(), Simulator(simulator_admin.endpoint), settings, tmp_path, plots=False,
-                   docs_path=tmp_path / "benchmarks.md")
+    run_benchmarks(
+        spark_session(),
+        Simulator(simulator_admin.endpoint),
+        settings,
+        tmp_path,
+        plots=False,
+        docs_path=tmp_path / "benchmarks.md",
+    )
     [json_file] = tmp_path.glob("*.json")
     results = json.loads(json_file.read_text())
 
@@ -53,17 +59,22 @@ def test_smoke_run_writes_every_section(simulator_admin: SimulatorAdmin, tmp_pat
     _check_source_engine_sections(results, settings)
 
     fan = results["fanOut"]
-    assert {(r["mode"], r["name"]) for r in fan["latency"]} == {(m, t) for m in ("polling", "efo")
-                                                                 for t in ("default", "processingTime=100ms")}
+    assert {(r["mode"], r["name"]) for r in fan["latency"]} == {
+        (m, t) for m in ("polling", "efo") for t in ("default", "processingTime=100ms")
+    }
     assert all(r["recordsArrived"] == r["recordsSent"] > 0 for r in fan["latency"])
     rt = results["realTime"]
-    assert {(r["mode"], r["trigger"]) for r in rt["runs"]} == {("polling", t) for t in ("realTime", "processingTime=100ms")}
+    assert {(r["mode"], r["trigger"]) for r in rt["runs"]} == {
+        ("polling", t) for t in ("realTime", "processingTime=100ms")
+    }
     assert all(r["recordsArrived"] == r["recordsSent"] > 0 for r in rt["runs"]), rt["runs"]
     agg = results["aggregation"]
     assert [t["mode"] for t in agg["throughput"]] == ["none", "kpl"], agg
     assert all(t["kinesisRecordsStored"] > 0 for t in agg["throughput"])
     # Aggregates carry several user records each; plain records one.
-    assert agg["throughput"][0]["userRecordsPerKinesisRecord"] <= 1.0 < agg["throughput"][1]["userRecordsPerKinesisRecord"]
+    assert (
+        agg["throughput"][0]["userRecordsPerKinesisRecord"] <= 1.0 < agg["throughput"][1]["userRecordsPerKinesisRecord"]
+    )
     assert all(lt["measured"] > 0 for lt in agg["latency"]), agg["latency"]
     for mode, readers in fan["throughput"]["modes"].items():
         assert len(readers) == 3 and all(r["bytesPerSecond"] > 0 for r in readers), (mode, readers)

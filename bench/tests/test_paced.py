@@ -6,8 +6,14 @@ import threading
 import time
 from typing import Any
 
-from bench.paced import (MAX_BACKLOG_BYTES, MAX_BACKLOG_RECORDS, MIN_CALL_PERIOD, PacedLoop, backlog_records,
-                         next_call_at)
+from bench.paced import (
+    MAX_BACKLOG_BYTES,
+    MAX_BACKLOG_RECORDS,
+    MIN_CALL_PERIOD,
+    PacedLoop,
+    backlog_records,
+    next_call_at,
+)
 from bench.quota import READ_QUOTA_BYTES
 
 MIB = 1024 * 1024

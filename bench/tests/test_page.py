@@ -14,26 +14,65 @@ from bench.env import REPO
 
 
 def _latency(p50: float) -> dict[str, Any]:
-    return {"shards": 2, "recordsPerSecond": 200, "seconds": 30, "runs": [
-        {"name": name, "measured": 10, "ms": {"p50": p50, "p95": p50 * 1.5, "p99": p50 * 2, "max": p50 * 3},
-         "samplesMs": [p50]} for name in ("default", "processingTime=100ms")]}
+    return {
+        "shards": 2,
+        "recordsPerSecond": 200,
+        "seconds": 30,
+        "runs": [
+            {
+                "name": name,
+                "measured": 10,
+                "ms": {"p50": p50, "p95": p50 * 1.5, "p99": p50 * 2, "max": p50 * 3},
+                "samplesMs": [p50],
+            }
+            for name in ("default", "processingTime=100ms")
+        ],
+    }
 
 
 def _many_shards(idle_cpu: float) -> dict[str, Any]:
     duration = {"median": 250.0, "p95": 260.0, "max": 270.0, "n": 28}
-    return {"shards": 1000, "startSeconds": 3.0, "sparkAloneCpu": {"fractionOfOneCore": 0.01, "wallSeconds": 10.0},
-            "idle": {"triggerExecutionMs": duration, "latestOffsetMs": duration, "getRecordsPerMinute": 60.0,
-                     "listShardsPerMinute": 60.0, "getShardIteratorPerMinute": 0.0,
-                     "cpu": {"fractionOfOneCore": idle_cpu, "wallSeconds": 30.0, "cpuSeconds": 1.0}},
-            "traffic": {"recordsPerSecond": 1000, "recordsSent": 30000, "recordsMissing": 0,
-                        "triggerExecutionMs": None, "ms": {"p50": 300.0, "p95": 500.0, "p99": 700.0, "max": 900.0}}}
+    return {
+        "shards": 1000,
+        "startSeconds": 3.0,
+        "sparkAloneCpu": {"fractionOfOneCore": 0.01, "wallSeconds": 10.0},
+        "idle": {
+            "triggerExecutionMs": duration,
+            "latestOffsetMs": duration,
+            "getRecordsPerMinute": 60.0,
+            "listShardsPerMinute": 60.0,
+            "getShardIteratorPerMinute": 0.0,
+            "cpu": {"fractionOfOneCore": idle_cpu, "wallSeconds": 30.0, "cpuSeconds": 1.0},
+        },
+        "traffic": {
+            "recordsPerSecond": 1000,
+            "recordsSent": 30000,
+            "recordsMissing": 0,
+            "triggerExecutionMs": None,
+            "ms": {"p50": 300.0, "p95": 500.0, "p99": 700.0, "max": 900.0},
+        },
+    }
 
 
 def _run(directory: Path, stem: str, started: str, mode: str = "full", **sections: Any) -> dict[str, Any]:
-    results = {"date": started[:10], "startedAt": started, "settings": {"mode": mode, "repetitions": 3},
-               "machine": {"cpuCount": 2, "cpuModel": "cpu", "memoryGiB": 8, "spark": "4.3.0", "java": "17",
-                           "awsSdkJava": "2", "boto3": "1", "connector": "x", "load1AtStart": 1.0,
-                           "commit": f"c-{stem}"}, **sections}
+    results = {
+        "date": started[:10],
+        "startedAt": started,
+        "settings": {"mode": mode, "repetitions": 3},
+        "machine": {
+            "cpuCount": 2,
+            "cpuModel": "cpu",
+            "memoryGiB": 8,
+            "spark": "4.3.0",
+            "java": "17",
+            "awsSdkJava": "2",
+            "boto3": "1",
+            "connector": "x",
+            "load1AtStart": 1.0,
+            "commit": f"c-{stem}",
+        },
+        **sections,
+    }
     (directory / f"{stem}.json").write_text(json.dumps(results))
     (directory / f"{stem}.md").write_text("# summary\n")
     return results
@@ -74,7 +113,8 @@ def test_an_extra_row_stands_in_only_until_a_run_measures_its_figure_later(tmp_p
         "Last edited 2026-01-05.\n\n| key | measured | verdict | started (UTC) | source |\n|---|---|---|---|---|\n"
         "| latency-micro-batch | p50 111 ms by hand | PASS | 2026-01-05T08:00:00+00:00 | run-a.txt |\n"
         "| write-kpl | 9× by hand | PASS | 2026-01-05T08:00:00+00:00 | run-a.txt |\n\n"
-        "| file | commit | note |\n|---|---|---|\n| run-a.txt | abc1234 | run A |\n")
+        "| file | commit | note |\n|---|---|---|\n| run-a.txt | abc1234 | run A |\n"
+    )
     extras = page.load_extras(extras_file, tmp_path)
     _run(tmp_path, "2026-01-01", "2026-01-01T10:00:00+00:00", latency=_latency(900.0))
     text = page.render(tmp_path, tmp_path / "benchmarks.md", extras=extras, extras_path=extras_file)
@@ -100,8 +140,9 @@ def test_the_hand_kept_extras_name_known_figures_and_files_that_exist() -> None:
 def test_the_page_from_this_repos_results_is_short_and_its_links_resolve() -> None:
     extras_file = REPO / "bench" / "headline-extra.md"
     page_path = REPO / "docs" / "benchmarks.md"
-    text = page.render(REPO / "bench" / "results", page_path, extras=page.load_extras(extras_file, REPO),
-                       extras_path=extras_file)
+    text = page.render(
+        REPO / "bench" / "results", page_path, extras=page.load_extras(extras_file, REPO), extras_path=extras_file
+    )
     assert len(text.splitlines()) <= page.MAX_LINES
     assert "not on AWS" in text and "## Known misses" in text and "## Reproduce" in text
     for figure in page.FIGURES:

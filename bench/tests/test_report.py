@@ -16,13 +16,33 @@ SAMPLE = Path(__file__).with_name("sink_quota_sample.json")
 
 def _results() -> dict[str, Any]:
     return {
-        "date": "2026-01-01", "settings": {"mode": "smoke", "repetitions": 1},
-        "machine": {"cpuCount": 2, "cpuModel": "cpu", "memoryGiB": 1, "connector": "x", "awsSdkJava": "y",
-                    "boto3": "z", "load1AtStart": 1.0, "load5AtStart": 1.0, "load15AtStart": 1.0},
+        "date": "2026-01-01",
+        "settings": {"mode": "smoke", "repetitions": 1},
+        "machine": {
+            "cpuCount": 2,
+            "cpuModel": "cpu",
+            "memoryGiB": 1,
+            "connector": "x",
+            "awsSdkJava": "y",
+            "boto3": "z",
+            "load1AtStart": 1.0,
+            "load5AtStart": 1.0,
+            "load15AtStart": 1.0,
+        },
         "writeUnderQuota": fold_sink_quota(json.loads(SAMPLE.read_text())),
-        "latency": {"shards": 2, "recordsPerSecond": 50, "seconds": 3, "runs": [
-            {"name": "default", "measured": 3, "ms": {"p50": 800.0, "p95": 900.0, "p99": 950.0, "max": 990.0},
-             "samplesMs": [700.0, 800.0, 990.0]}]},
+        "latency": {
+            "shards": 2,
+            "recordsPerSecond": 50,
+            "seconds": 3,
+            "runs": [
+                {
+                    "name": "default",
+                    "measured": 3,
+                    "ms": {"p50": 800.0, "p95": 900.0, "p99": 950.0, "max": 990.0},
+                    "samplesMs": [700.0, 800.0, 990.0],
+                }
+            ],
+        },
     }
 
 
@@ -69,67 +89,165 @@ def _paced_shape(shards: int, connector: float, paced: float, exhausted: bool = 
     from bench.paced import summarize
 
     def run(fraction: float) -> dict[str, Any]:
-        return {"fractionOfByteQuota": fraction, "callAlignedFractionOfByteQuota": fraction,
-                "getRecordsPerShardPerSecond": 2.0, "throttledFraction": 0.0, "backlogExhausted": exhausted}
+        return {
+            "fractionOfByteQuota": fraction,
+            "callAlignedFractionOfByteQuota": fraction,
+            "getRecordsPerShardPerSecond": 2.0,
+            "throttledFraction": 0.0,
+            "backlogExhausted": exhausted,
+        }
 
     return summarize(shards, 100, 1000, False, 1.0, {"connector": [run(connector)], "pacedSdk": [run(paced)]})
 
 
 def _bracketed_shape(earlier_ratio: float, bracket_ratio: float) -> dict[str, Any]:
     raw = {"cpuMicrosPerRecord": 3.0, "withoutJitMicrosPerRecord": 2.5}
-    return {"recordBytes": 1024, "shards": 64, "recordsInStream": 1000, "ratioToRawSdk": 1.2,
-            "steadyRatioWithoutJit": earlier_ratio, "steadyRatioToBracketWithoutJit": bracket_ratio,
-            "judged": True, "fractionOfReadQuota": 0.7,
-            "connector": {"cpuMicrosPerRecord": 2.4, "backgroundAdjustedMicrosPerRecord": 2.3},
-            "connectorSteady": {"cpuMicrosPerRecord": 4.5, "withoutJitMicrosPerRecord": 4.0,
-                                "rawSdkBracket": {**raw, "runs": [raw, raw]}},
-            "rawSdk": {"cpuMicrosPerRecord": 2.0, "backgroundAdjustedMicrosPerRecord": 1.9,
-                       "withoutJitMicrosPerRecord": 2.0}}
+    return {
+        "recordBytes": 1024,
+        "shards": 64,
+        "recordsInStream": 1000,
+        "ratioToRawSdk": 1.2,
+        "steadyRatioWithoutJit": earlier_ratio,
+        "steadyRatioToBracketWithoutJit": bracket_ratio,
+        "judged": True,
+        "fractionOfReadQuota": 0.7,
+        "connector": {"cpuMicrosPerRecord": 2.4, "backgroundAdjustedMicrosPerRecord": 2.3},
+        "connectorSteady": {
+            "cpuMicrosPerRecord": 4.5,
+            "withoutJitMicrosPerRecord": 4.0,
+            "rawSdkBracket": {**raw, "runs": [raw, raw]},
+        },
+        "rawSdk": {
+            "cpuMicrosPerRecord": 2.0,
+            "backgroundAdjustedMicrosPerRecord": 1.9,
+            "withoutJitMicrosPerRecord": 2.0,
+        },
+    }
 
 
 def _engine_results() -> dict[str, Any]:
     """The source read engine's sections as they write them (hand-made figures)."""
     results = _results()
-    results["pacedRead"] = {"seconds": 15.0, "shapes": [
-        _paced_shape(1, 0.98, 0.99), _paced_shape(4, 0.90, 0.99), _paced_shape(64, 0.50, 0.60),
-        _paced_shape(16, 0.99, 0.99, exhausted=True)]}
-    results["cpuPerRecord"] = {"backgroundCpuPerSecond": 0.02, "shapes": [
-        # a shape read at the quota is not judged, whatever its ratio
-        {"recordBytes": 100, "shards": 8, "recordsInStream": 1000, "ratioToRawSdk": 3.0, "steadyRatioWithoutJit": 2.5,
-         "judged": False, "fractionOfReadQuota": 0.98, "steadyRatioToPacedWithoutJit": 1.3,
-         "connector": {"cpuMicrosPerRecord": 3.0, "backgroundAdjustedMicrosPerRecord": 2.9},
-         "connectorSteady": {"cpuMicrosPerRecord": 3.0, "withoutJitMicrosPerRecord": 2.5},
-         "rawSdk": {"cpuMicrosPerRecord": 1.0, "backgroundAdjustedMicrosPerRecord": 0.9, "withoutJitMicrosPerRecord": 1.0}},
-        # the verdict follows the steady-state ratio without JIT, not the whole drain's
-        {"recordBytes": 100, "shards": 64, "recordsInStream": 1000, "ratioToRawSdk": 3.0, "steadyRatioWithoutJit": 1.4,
-         "judged": True, "fractionOfReadQuota": 0.4,
-         "connector": {"cpuMicrosPerRecord": 3.0, "backgroundAdjustedMicrosPerRecord": 2.9},
-         "connectorSteady": {"cpuMicrosPerRecord": 2.0, "withoutJitMicrosPerRecord": 1.4},
-         "rawSdk": {"cpuMicrosPerRecord": 1.0, "backgroundAdjustedMicrosPerRecord": 0.9, "withoutJitMicrosPerRecord": 1.0}},
-        {"recordBytes": 1024, "shards": 64, "recordsInStream": 1000, "ratioToRawSdk": 1.2, "steadyRatioWithoutJit": 2.0,
-         "judged": True, "fractionOfReadQuota": 0.7,
-         "connector": {"cpuMicrosPerRecord": 2.4, "backgroundAdjustedMicrosPerRecord": 2.3},
-         "connectorSteady": {"cpuMicrosPerRecord": 4.5, "withoutJitMicrosPerRecord": 4.0},
-         "rawSdk": {"cpuMicrosPerRecord": 2.0, "backgroundAdjustedMicrosPerRecord": 1.9, "withoutJitMicrosPerRecord": 2.0}},
-        # with the raw loop's drains of the same backlog around the query, the verdict follows them
-        _bracketed_shape(earlier_ratio=1.2, bracket_ratio=1.8), _bracketed_shape(earlier_ratio=2.0, bracket_ratio=1.3)]}
+    results["pacedRead"] = {
+        "seconds": 15.0,
+        "shapes": [
+            _paced_shape(1, 0.98, 0.99),
+            _paced_shape(4, 0.90, 0.99),
+            _paced_shape(64, 0.50, 0.60),
+            _paced_shape(16, 0.99, 0.99, exhausted=True),
+        ],
+    }
+    results["cpuPerRecord"] = {
+        "backgroundCpuPerSecond": 0.02,
+        "shapes": [
+            # a shape read at the quota is not judged, whatever its ratio
+            {
+                "recordBytes": 100,
+                "shards": 8,
+                "recordsInStream": 1000,
+                "ratioToRawSdk": 3.0,
+                "steadyRatioWithoutJit": 2.5,
+                "judged": False,
+                "fractionOfReadQuota": 0.98,
+                "steadyRatioToPacedWithoutJit": 1.3,
+                "connector": {"cpuMicrosPerRecord": 3.0, "backgroundAdjustedMicrosPerRecord": 2.9},
+                "connectorSteady": {"cpuMicrosPerRecord": 3.0, "withoutJitMicrosPerRecord": 2.5},
+                "rawSdk": {
+                    "cpuMicrosPerRecord": 1.0,
+                    "backgroundAdjustedMicrosPerRecord": 0.9,
+                    "withoutJitMicrosPerRecord": 1.0,
+                },
+            },
+            # the verdict follows the steady-state ratio without JIT, not the whole drain's
+            {
+                "recordBytes": 100,
+                "shards": 64,
+                "recordsInStream": 1000,
+                "ratioToRawSdk": 3.0,
+                "steadyRatioWithoutJit": 1.4,
+                "judged": True,
+                "fractionOfReadQuota": 0.4,
+                "connector": {"cpuMicrosPerRecord": 3.0, "backgroundAdjustedMicrosPerRecord": 2.9},
+                "connectorSteady": {"cpuMicrosPerRecord": 2.0, "withoutJitMicrosPerRecord": 1.4},
+                "rawSdk": {
+                    "cpuMicrosPerRecord": 1.0,
+                    "backgroundAdjustedMicrosPerRecord": 0.9,
+                    "withoutJitMicrosPerRecord": 1.0,
+                },
+            },
+            {
+                "recordBytes": 1024,
+                "shards": 64,
+                "recordsInStream": 1000,
+                "ratioToRawSdk": 1.2,
+                "steadyRatioWithoutJit": 2.0,
+                "judged": True,
+                "fractionOfReadQuota": 0.7,
+                "connector": {"cpuMicrosPerRecord": 2.4, "backgroundAdjustedMicrosPerRecord": 2.3},
+                "connectorSteady": {"cpuMicrosPerRecord": 4.5, "withoutJitMicrosPerRecord": 4.0},
+                "rawSdk": {
+                    "cpuMicrosPerRecord": 2.0,
+                    "backgroundAdjustedMicrosPerRecord": 1.9,
+                    "withoutJitMicrosPerRecord": 2.0,
+                },
+            },
+            # with the raw loop's drains of the same backlog around the query, the verdict follows them
+            _bracketed_shape(earlier_ratio=1.2, bracket_ratio=1.8),
+            _bracketed_shape(earlier_ratio=2.0, bracket_ratio=1.3),
+        ],
+    }
     duration = {"median": 120.0, "p95": 200.0, "max": 250.0, "n": 28}
     results["manyShards"] = {
-        "shards": 1000, "startSeconds": 3.0, "sparkAloneCpu": {"fractionOfOneCore": 0.01, "wallSeconds": 10.0},
-        "idle": {"triggerExecutionMs": duration, "latestOffsetMs": duration, "getRecordsPerMinute": 60.0,
-                 "listShardsPerMinute": 60.0, "getShardIteratorPerMinute": 0.0,
-                 "cpu": {"fractionOfOneCore": 0.08, "wallSeconds": 30.0, "cpuSeconds": 2.4}},
-        "traffic": {"recordsPerSecond": 1000, "recordsSent": 30000, "recordsMissing": 0, "triggerExecutionMs": None,
-                    "ms": {"p50": 400.0, "p95": 700.0, "p99": 900.0, "max": 990.0}}}
-    results["memory"] = {"shards": 64, "mibPerShard": 20, "recordBytes": 10240, "driverMemory": "1g",
-                         "master": "local[2]", "recordsInStream": 131072, "completed": True,
-                         "child": {"records": 131072, "seconds": 80.0, "maxHeapMiB": 1024.0, "heapPeakMiB": 900.0,
-                                   "liveAfterGcMaxMiB": 300.0, "liveBeforeMiB": 60.0, "liveMaxMiB": 240.0,
-                                   "fetchBufferSize": 128 * 1024 * 1024, "error": None}}
-    results["localCluster"] = {"master": "local-cluster[2,1,1024]", "shards": 8, "recordsInStream": 160000,
-                               "storedBytes": 170 * 1024 * 1024, "servedBytes": 180 * 1024 * 1024,
-                               "servedToStored": 1.0588, "getRecordsCalls": 100, "completed": True,
-                               "child": {"reReadRanges": 3, "batches": 4, "error": None}}
+        "shards": 1000,
+        "startSeconds": 3.0,
+        "sparkAloneCpu": {"fractionOfOneCore": 0.01, "wallSeconds": 10.0},
+        "idle": {
+            "triggerExecutionMs": duration,
+            "latestOffsetMs": duration,
+            "getRecordsPerMinute": 60.0,
+            "listShardsPerMinute": 60.0,
+            "getShardIteratorPerMinute": 0.0,
+            "cpu": {"fractionOfOneCore": 0.08, "wallSeconds": 30.0, "cpuSeconds": 2.4},
+        },
+        "traffic": {
+            "recordsPerSecond": 1000,
+            "recordsSent": 30000,
+            "recordsMissing": 0,
+            "triggerExecutionMs": None,
+            "ms": {"p50": 400.0, "p95": 700.0, "p99": 900.0, "max": 990.0},
+        },
+    }
+    results["memory"] = {
+        "shards": 64,
+        "mibPerShard": 20,
+        "recordBytes": 10240,
+        "driverMemory": "1g",
+        "master": "local[2]",
+        "recordsInStream": 131072,
+        "completed": True,
+        "child": {
+            "records": 131072,
+            "seconds": 80.0,
+            "maxHeapMiB": 1024.0,
+            "heapPeakMiB": 900.0,
+            "liveAfterGcMaxMiB": 300.0,
+            "liveBeforeMiB": 60.0,
+            "liveMaxMiB": 240.0,
+            "fetchBufferSize": 128 * 1024 * 1024,
+            "error": None,
+        },
+    }
+    results["localCluster"] = {
+        "master": "local-cluster[2,1,1024]",
+        "shards": 8,
+        "recordsInStream": 160000,
+        "storedBytes": 170 * 1024 * 1024,
+        "servedBytes": 180 * 1024 * 1024,
+        "servedToStored": 1.0588,
+        "getRecordsCalls": 100,
+        "completed": True,
+        "child": {"reReadRanges": 3, "batches": 4, "error": None},
+    }
     return results
 
 
@@ -177,13 +295,19 @@ def test_memory_target_misses_when_the_live_heap_outgrows_the_buffer() -> None:
 def test_idle_targets_use_the_steady_window_when_there_is_one() -> None:
     results = _engine_results()
     idle = results["manyShards"]["idle"]
-    results["manyShards"]["idleSteady"] = {**idle, "secondsAfterStart": 120.0,
-                                           "cpu": {"fractionOfOneCore": 0.04, "wallSeconds": 30.0, "cpuSeconds": 1.2}}
+    results["manyShards"]["idleSteady"] = {
+        **idle,
+        "secondsAfterStart": 120.0,
+        "cpu": {"fractionOfOneCore": 0.04, "wallSeconds": 30.0, "cpuSeconds": 1.2},
+    }
     rows = targets(results)
     assert _verdicts(rows, "idle driver CPU") == ["PASS"]  # 4 % two minutes in; 8 % just after the start
-    assert [r["value"] for r in rows if r["target"].startswith("idle driver CPU")][0].startswith("4.0% (just started 8.0%")
+    assert [r["value"] for r in rows if r["target"].startswith("idle driver CPU")][0].startswith(
+        "4.0% (just started 8.0%"
+    )
     assert "| idle driver CPU from 120 s after the start (30.0 s window) | 4.0% of a core |" in markdown(
-        {**results, "targets": rows}, {})
+        {**results, "targets": rows}, {}
+    )
 
 
 def test_idle_cpu_is_judged_without_the_jit_and_shows_the_whole_driver() -> None:
@@ -210,8 +334,13 @@ def test_latency_with_traffic_is_judged_in_the_steady_window_when_there_is_one()
     results["manyShards"]["traffic"]["ms"]["p50"] = 1600.0
     assert _verdicts(targets(results), "p50 put→row") == ["MISS"]
     results["manyShards"]["trafficSteady"] = {
-        "secondsAfterStart": 180.0, "measured": 30000, "triggerExecutionMs": None, "getRecordsPerMinute": 64000.0,
-        "jitFractionOfOneCore": 0.12, "ms": {"p50": 900.0, "p95": 1300.0, "p99": 1500.0, "max": 2000.0}}
+        "secondsAfterStart": 180.0,
+        "measured": 30000,
+        "triggerExecutionMs": None,
+        "getRecordsPerMinute": 64000.0,
+        "jitFractionOfOneCore": 0.12,
+        "ms": {"p50": 900.0, "p95": 1300.0, "p99": 1500.0, "max": 2000.0},
+    }
     rows = targets(results)
     assert _verdicts(rows, "p50 put→row") == ["PASS"]
     assert [r["value"] for r in rows if r["target"].startswith("p50 put→row")] == ["900.0 ms (first seconds 1600.0 ms)"]
@@ -224,12 +353,26 @@ def test_latency_with_traffic_is_judged_in_the_steady_window_when_there_is_one()
 
 def test_fanout_targets_judge_efo_latency_and_each_consumers_rate() -> None:
     ms = {"p50": 120.0, "p95": 180.0, "p99": 240.0, "max": 300.0}
-    results = {**_results(), "fanOut": {
-        "latency": [{"mode": m, "name": t, "measured": 10, "ms": ms} for m in ("polling", "efo")
-                    for t in ("default", "processingTime=100ms")],
-        "throughput": {"shards": 2, "recordBytes": 1024, "readers": 3, "bytesPerShard": 41943040, "modes": {
-            "polling": [{"bytesPerSecond": 1, "perShardFractionOfQuota": 0.33}] * 3,
-            "efo": [{"bytesPerSecond": 1, "perShardFractionOfQuota": f} for f in (0.99, 0.97, 0.93)]}}}}
+    results = {
+        **_results(),
+        "fanOut": {
+            "latency": [
+                {"mode": m, "name": t, "measured": 10, "ms": ms}
+                for m in ("polling", "efo")
+                for t in ("default", "processingTime=100ms")
+            ],
+            "throughput": {
+                "shards": 2,
+                "recordBytes": 1024,
+                "readers": 3,
+                "bytesPerShard": 41943040,
+                "modes": {
+                    "polling": [{"bytesPerSecond": 1, "perShardFractionOfQuota": 0.33}] * 3,
+                    "efo": [{"bytesPerSecond": 1, "perShardFractionOfQuota": f} for f in (0.99, 0.97, 0.93)],
+                },
+            },
+        },
+    }
     rows = targets(results)
     assert _verdicts(rows, "EFO p50 put→row") == ["PASS"]
     assert _verdicts(rows, "EFO read ≥ 0.95") == ["MISS"]  # the slowest of the three consumers counts
@@ -241,8 +384,15 @@ def test_fanout_targets_judge_efo_latency_and_each_consumers_rate() -> None:
 
 def test_engine_targets_are_not_run_without_their_sections() -> None:
     rows = targets(_results())
-    for prefix in ("read under quota", "CPU per record", "idle trigger", "idle driver CPU", "p50 put→row",
-                   "backlog drained", "GetRecords bytes"):
+    for prefix in (
+        "read under quota",
+        "CPU per record",
+        "idle trigger",
+        "idle driver CPU",
+        "p50 put→row",
+        "backlog drained",
+        "GetRecords bytes",
+    ):
         assert set(_verdicts(rows, prefix)) == {"NOT RUN"}, prefix
 
 
@@ -250,9 +400,13 @@ def test_summary_has_the_engine_sections() -> None:
     results = _engine_results()
     results["targets"] = targets(results)
     text = markdown(results, {})
-    for title in ("## Read under quota: connector vs a paced SDK loop", "## CPU per record (quotas off)",
-                  "## Many shards (1000 shards, quotas on)", "## Memory: a backlog drained with a 1g driver heap",
-                  "## Re-reads on local-cluster[2,1,1024]"):
+    for title in (
+        "## Read under quota: connector vs a paced SDK loop",
+        "## CPU per record (quotas off)",
+        "## Many shards (1000 shards, quotas on)",
+        "## Memory: a backlog drained with a 1g driver heap",
+        "## Re-reads on local-cluster[2,1,1024]",
+    ):
         assert title in text, title
     assert "| 100 B | 1 | 0.98 (0.98) | 0.99 (0.99) | 0.990 |" in text
     assert "| 64 × 20 | 10 KiB | yes | 131,072 of 131,072 |" in text
@@ -262,10 +416,20 @@ def test_summary_has_the_engine_sections() -> None:
 def test_progress_summary_reads_the_new_metric_names() -> None:
     from bench.child import progress_summary
 
-    progress = [{"numInputRows": 10, "sources": [{"metrics": {"fetchBufferSize": "268435456",
-                                                              "totalPrefetchedBytes": "1000", "reReadRanges": "1"}}]},
-                {"numInputRows": 0, "sources": [{"metrics": {"fetchBufferSize": "268435456",
-                                                             "totalPrefetchedBytes": "5000", "reReadRanges": "0"}}]}]
+    progress = [
+        {
+            "numInputRows": 10,
+            "sources": [
+                {"metrics": {"fetchBufferSize": "268435456", "totalPrefetchedBytes": "1000", "reReadRanges": "1"}}
+            ],
+        },
+        {
+            "numInputRows": 0,
+            "sources": [
+                {"metrics": {"fetchBufferSize": "268435456", "totalPrefetchedBytes": "5000", "reReadRanges": "0"}}
+            ],
+        },
+    ]
     summary = progress_summary(progress)
     assert summary["records"] == 10 and summary["batches"] == 1
     assert summary["fetchBufferSize"] == 268435456 and summary["maxTotalPrefetchedBytes"] == 5000

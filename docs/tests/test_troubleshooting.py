@@ -45,14 +45,20 @@ EXCLUSIONS = (
     Exclusion("listing the shards of * was interrupted", "query.stop(): Spark takes it as the stop, not an error"),
     Exclusion("is already read to its end", "ShardReader invariant: a finished shard is never read again"),
     Exclusion("not a consumer ARN", "registeredConsumerId is validated as ARNs when the options are read"),
-    Exclusion("a real-time Kinesis partition is read with nextWithTimeout", "Spark's real-time mode never calls next()"),
+    Exclusion(
+        "a real-time Kinesis partition is read with nextWithTimeout", "Spark's real-time mode never calls next()"
+    ),
 )
 
 
 def _python_argument_check(t) -> bool:
     # `<name> must ..., got <value>` from the shared argument checks: the page documents the shape.
-    return t.parts[0] is None and len(t.parts) > 1 and str(t.parts[1]).startswith(" must ") and all(
-        s.startswith("python/") for s in t.sites)
+    return (
+        t.parts[0] is None
+        and len(t.parts) > 1
+        and str(t.parts[1]).startswith(" must ")
+        and all(s.startswith("python/") for s in t.sites)
+    )
 
 
 #: Messages the page documents as a family (their shape and examples) instead of one by one.
@@ -76,8 +82,9 @@ def report(templates):
 
 def test_every_error_message_of_the_code_is_on_the_page(report):
     missing = [p for p in report.problems() if p.startswith("not on the page")]
-    assert not missing, "docs/troubleshooting.md misses these messages (add an entry, or an EXCLUSION with why):\n" + \
-        "\n".join(missing)
+    assert not missing, (
+        "docs/troubleshooting.md misses these messages (add an entry, or an EXCLUSION with why):\n" + "\n".join(missing)
+    )
 
 
 def test_every_message_on_the_page_is_still_raised(report):
@@ -103,7 +110,7 @@ def test_the_extraction_finds_the_messages_the_page_is_about(templates):
 # ---------------------------------------------------------------------------------------------------------------
 # The rules themselves, on synthetic sources and pages: each check can fail.
 
-SCALA = '''
+SCALA = """
 object Errors {
   // throw new IllegalStateException("a comment is not a message")
   def streamGone(stream: String) =
@@ -115,7 +122,7 @@ object Errors {
   def lost(config: C, key: K) = DataLoss(config, key, s"position $p can no longer be read", "from the oldest record")
   def tiny = throw new IllegalStateException(s"$key: $e")
 }
-'''
+"""
 
 PYTHON = '''
 def f(name, value):
@@ -139,7 +146,9 @@ def test_scala_messages_are_extracted_with_their_interpolations_as_wildcards():
     assert "Stream * is gone: recreate it or read * instead" in shown  # nested quotes and braces, `+` across lines
     assert "n must be positive, got *" in shown  # require's second argument
     assert "an integer between two limits" in shown  # a helper's argument
-    assert "position * can no longer be read" in shown and "from the oldest record" in shown  # DataLoss(_, _, lost, goingOn)
+    assert (
+        "position * can no longer be read" in shown and "from the oldest record" in shown
+    )  # DataLoss(_, _, lost, goingOn)
     assert not any("comment" in s for s in shown)  # comments skipped, a string holding // is not one
     assert not any(s.startswith("*: ") for s in shown)  # too little text to be a message
 
@@ -152,8 +161,12 @@ def test_python_messages_are_extracted_from_raise():
 
 
 def _check(page: str, exclusions=(), families=None):
-    return tm.check(_templates(), tm.page_messages(page), exclusions, families or {
-        tm.OPTION_FAMILY: lambda t: t.family == tm.OPTION_FAMILY})
+    return tm.check(
+        _templates(),
+        tm.page_messages(page),
+        exclusions,
+        families or {tm.OPTION_FAMILY: lambda t: t.family == tm.OPTION_FAMILY},
+    )
 
 
 COMPLETE_PAGE = """

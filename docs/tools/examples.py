@@ -43,17 +43,33 @@ EXTENSIONS = "io.github.sparkkinesis.KinesisSparkExtensions"
 STREAMS = ("clicks", "events", "copy", "orders")
 SHARDS = 2
 CLICKS = [
-    {"user": f"u{i % 5}", "page": ("/home", "/cart", "/search", "/checkout")[i % 4],
-     "ts": 1795770000000 + 1000 * i}  # epoch milliseconds
+    {
+        "user": f"u{i % 5}",
+        "page": ("/home", "/cart", "/search", "/checkout")[i % 4],
+        "ts": 1795770000000 + 1000 * i,
+    }  # epoch milliseconds
     for i in range(20)
 ]
 #: Credentials and region the SDK (JVM and boto3) finds in the environment; the simulator checks neither.
-DUMMY_AWS = {"AWS_ACCESS_KEY_ID": "test", "AWS_SECRET_ACCESS_KEY": "test", "AWS_REGION": "us-east-1",
-             "AWS_DEFAULT_REGION": "us-east-1", "AWS_EC2_METADATA_DISABLED": "true"}
+DUMMY_AWS = {
+    "AWS_ACCESS_KEY_ID": "test",
+    "AWS_SECRET_ACCESS_KEY": "test",
+    "AWS_REGION": "us-east-1",
+    "AWS_DEFAULT_REGION": "us-east-1",
+    "AWS_EC2_METADATA_DISABLED": "true",
+}
 #: Settings of the developer's own AWS setup that would take a snippet elsewhere than the simulator.
-FOREIGN_AWS = ("AWS_PROFILE", "AWS_DEFAULT_PROFILE", "AWS_SESSION_TOKEN", "AWS_ENDPOINT_URL", "AWS_ROLE_ARN",
-               "AWS_WEB_IDENTITY_TOKEN_FILE", "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
-               "AWS_CONTAINER_CREDENTIALS_FULL_URI", "KINESIS_ENDPOINT")
+FOREIGN_AWS = (
+    "AWS_PROFILE",
+    "AWS_DEFAULT_PROFILE",
+    "AWS_SESSION_TOKEN",
+    "AWS_ENDPOINT_URL",
+    "AWS_ROLE_ARN",
+    "AWS_WEB_IDENTITY_TOKEN_FILE",
+    "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
+    "AWS_CONTAINER_CREDENTIALS_FULL_URI",
+    "KINESIS_ENDPOINT",
+)
 
 #: A streaming query a block leaves running may process what is available for this long before it is stopped.
 DRAIN_SECONDS = 20.0
@@ -69,8 +85,8 @@ _TMP_PATH = re.compile(r"""["'](/tmp/[^"'\s]+)["']""")
 # --- the blocks ---------------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Block:
-    path: str        # as shown in reports: relative to the repository when inside it
-    line: int        # the opening fence's line; the code starts on the next one
+    path: str  # as shown in reports: relative to the repository when inside it
+    line: int  # the opening fence's line; the code starts on the next one
     language: str
     code: str
     not_run: str | None  # the reason given in the marker, or None when the block runs
@@ -121,8 +137,10 @@ def parse(text: str, path: str) -> Doc:
                 if reason is not None:
                     marker_lines.add(start - 1)
                     if not reason:
-                        errors.append(f"{path}:{start - 1}: a `not run` marker needs a reason: "
-                                      "<!-- not run: <why this block cannot run> -->")
+                        errors.append(
+                            f"{path}:{start - 1}: a `not run` marker needs a reason: "
+                            "<!-- not run: <why this block cannot run> -->"
+                        )
                 blocks.append(Block(path, start, language, "\n".join(body) + "\n", reason))
             open_fence = None
             continue
@@ -131,8 +149,10 @@ def parse(text: str, path: str) -> Doc:
         errors.append(f"{path}:{open_fence[3]}: the code fence opened here is never closed")
     for number in outside:
         if number not in marker_lines and _marker_reason(lines[number - 1]) is not None:
-            errors.append(f"{path}:{number}: a `not run` marker must be the line right before a ```python or "
-                          "```scala opening fence")
+            errors.append(
+                f"{path}:{number}: a `not run` marker must be the line right before a ```python or "
+                "```scala opening fence"
+            )
     return Doc(path, blocks, errors)
 
 
@@ -180,16 +200,23 @@ def connector_jar() -> str:
     session (the Scala 2.13 build, for PySpark 4)."""
     jars = sorted((REPO / "python" / "pyspark_kinesis" / "jars").glob("spark-kinesis-assembly_2.13-*.jar"))
     if len(jars) != 1:
-        raise RuntimeError(f"expected one spark-kinesis-assembly_2.13 jar in python/pyspark_kinesis/jars, found "
-                           f"{[j.name for j in jars]}: run 'make build python-jar'")
+        raise RuntimeError(
+            f"expected one spark-kinesis-assembly_2.13 jar in python/pyspark_kinesis/jars, found "
+            f"{[j.name for j in jars]}: run 'make build python-jar'"
+        )
     return str(jars[0])
 
 
 def kinesis_client(endpoint: str) -> Any:
     import boto3  # type: ignore[import-untyped]
 
-    return boto3.client("kinesis", endpoint_url=endpoint, region_name="us-east-1", aws_access_key_id="test",
-                        aws_secret_access_key="test")
+    return boto3.client(
+        "kinesis",
+        endpoint_url=endpoint,
+        region_name="us-east-1",
+        aws_access_key_id="test",
+        aws_secret_access_key="test",
+    )
 
 
 def reset_streams(endpoint: str) -> None:
@@ -204,8 +231,10 @@ def reset_streams(endpoint: str) -> None:
         client.create_stream(StreamName=name, ShardCount=SHARDS)
     for name in STREAMS:
         client.get_waiter("stream_exists").wait(StreamName=name, WaiterConfig={"Delay": 0.1, "MaxAttempts": 300})
-    client.put_records(StreamName="clicks", Records=[
-        {"PartitionKey": click["user"], "Data": json.dumps(click).encode()} for click in CLICKS])
+    client.put_records(
+        StreamName="clicks",
+        Records=[{"PartitionKey": click["user"], "Data": json.dumps(click).encode()} for click in CLICKS],
+    )
 
 
 _SPARK_DIR_MARKS = ("metadata", "offsets", "commits", "sources", "_spark_metadata", "_SUCCESS")
@@ -228,13 +257,16 @@ def clear_checkpoints(blocks: Iterable[Block]) -> list[str]:
 # --- results ------------------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Failure:
-    location: str   # path:line where it failed (the raising line when known, else the block's fence)
-    block: int      # the block's fence line
+    location: str  # path:line where it failed (the raising line when known, else the block's fence)
+    block: int  # the block's fence line
     message: str
 
     def __str__(self) -> str:
-        where = self.location if self.location.endswith(f":{self.block}") else \
-            f"{self.location} (block at line {self.block})"
+        where = (
+            self.location
+            if self.location.endswith(f":{self.block}")
+            else f"{self.location} (block at line {self.block})"
+        )
         return f"{where}: " + self.message.replace("\n", "\n    ")
 
 
@@ -318,8 +350,14 @@ class PythonSession:
         log = open(self.log_path, "ab")  # noqa: SIM115 - the child holds it
         self.process = subprocess.Popen(
             [self.python, str(Path(__file__).with_name("python_session.py")), str(request_read), str(answer_write)],
-            env=self.env, cwd=self.workdir, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-            pass_fds=(request_read, answer_write), start_new_session=True)
+            env=self.env,
+            cwd=self.workdir,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            pass_fds=(request_read, answer_write),
+            start_new_session=True,
+        )
         log.close()
         os.close(request_read)
         os.close(answer_write)
@@ -328,8 +366,9 @@ class PythonSession:
         answer = self._answer(time.monotonic() + SESSION_START_SECONDS)
         if answer is None or answer.get("event") != "ready":
             self.close(kill=True)
-            raise RuntimeError(f"the Python examples session did not start; its log: {self.log_path}\n"
-                               + self._log_tail(0))
+            raise RuntimeError(
+                f"the Python examples session did not start; its log: {self.log_path}\n" + self._log_tail(0)
+            )
 
     def _answer(self, deadline: float) -> dict[str, Any] | None:
         """The session's next answer; None at the deadline; {} once it has exited."""
@@ -354,26 +393,37 @@ class PythonSession:
         if self.process is None or self.process.poll() is not None:
             self._start()
         since = self.log_path.stat().st_size
-        self.requests.write(json.dumps({
-            "path": path, "cwd": str(cwd), "drainSeconds": DRAIN_SECONDS,
-            "blocks": [{"line": b.line, "code": b.code} for b in blocks]}) + "\n")
+        self.requests.write(
+            json.dumps(
+                {
+                    "path": path,
+                    "cwd": str(cwd),
+                    "drainSeconds": DRAIN_SECONDS,
+                    "blocks": [{"line": b.line, "code": b.code} for b in blocks],
+                }
+            )
+            + "\n"
+        )
         deadline, current = _file_deadline(blocks), blocks[0].line
         while True:
             answer = self._answer(deadline)
             if not answer:
                 reason = "timed out" if answer is None else "the Python session exited"
-                result.failures.append(Failure(f"{path}:{current}", current,
-                                               f"{reason} while this block ran (the session is restarted)"))
+                result.failures.append(
+                    Failure(f"{path}:{current}", current, f"{reason} while this block ran (the session is restarted)")
+                )
                 self.close(kill=True)
                 break
             if answer["event"] == "start":
                 current = answer["line"]
             elif answer["event"] == "block":
                 if answer["error"]:
-                    result.failures.append(Failure(f"{path}:{answer['error']['line']}", answer["line"],
-                                                   answer["error"]["message"]))
-                result.failures.extend(Failure(f"{path}:{answer['line']}", answer["line"], q)
-                                       for q in answer["queries"])
+                    result.failures.append(
+                        Failure(f"{path}:{answer['error']['line']}", answer["line"], answer["error"]["message"])
+                    )
+                result.failures.extend(
+                    Failure(f"{path}:{answer['line']}", answer["line"], q) for q in answer["queries"]
+                )
             elif answer["event"] == "file":
                 if not answer["alive"]:
                     self.close()
@@ -478,11 +528,32 @@ class ScalaSession:
         shell = Path(self.env["SPARK_HOME"]) / "bin" / "spark-shell"
         self.process = subprocess.Popen(
             # the jar on the driver's class path too: see docs/dev/doc-examples.md on `:reset` and class loaders
-            [str(shell), "--master", "local[2]", "--jars", self.jar, "--driver-class-path", self.jar,
-             "--conf", f"spark.sql.extensions={EXTENSIONS}", "--conf", "spark.ui.enabled=false", "--conf", "spark.ui.showConsoleProgress=false",
-             "--conf", "spark.sql.shuffle.partitions=2", "--conf", "spark.log.level=ERROR"],
-            env=self.env, cwd=self.workdir, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-            start_new_session=True)
+            [
+                str(shell),
+                "--master",
+                "local[2]",
+                "--jars",
+                self.jar,
+                "--driver-class-path",
+                self.jar,
+                "--conf",
+                f"spark.sql.extensions={EXTENSIONS}",
+                "--conf",
+                "spark.ui.enabled=false",
+                "--conf",
+                "spark.ui.showConsoleProgress=false",
+                "--conf",
+                "spark.sql.shuffle.partitions=2",
+                "--conf",
+                "spark.log.level=ERROR",
+            ],
+            env=self.env,
+            cwd=self.workdir,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
         assert self.process.stdin is not None and self.process.stdout is not None
         self.stdin = self.process.stdin
         self.output = _Lines(self.process.stdout)
@@ -526,8 +597,11 @@ class ScalaSession:
         for block in blocks:
             source = folder / self._block_file(path, block)
             source.write_text(block.code + f"\nDocsHarness.ok({block.line})\n")
-            commands += [f"DocsHarness.begin({block.line})", f":paste {source}",
-                         f"DocsHarness.check({block.line}, {int(DRAIN_SECONDS * 1000)})"]
+            commands += [
+                f"DocsHarness.begin({block.line})",
+                f":paste {source}",
+                f"DocsHarness.check({block.line}, {int(DRAIN_SECONDS * 1000)})",
+            ]
         commands.append("DocsHarness.end()")
         self._send(*commands)
         lines = self._until(f"{self.token} END", _file_deadline(blocks))
@@ -536,8 +610,9 @@ class ScalaSession:
         if lines is None or not lines or lines[-1] == "":
             current = self._current(lines or []) or blocks[0].line
             reason = "timed out" if lines is None else "spark-shell exited"
-            result.failures.append(Failure(f"{path}:{current}", current,
-                                           f"{reason} while this block ran (the shell is restarted)"))
+            result.failures.append(
+                Failure(f"{path}:{current}", current, f"{reason} while this block ran (the shell is restarted)")
+            )
             self.close(kill=True)
         result.seconds = time.monotonic() - began
         return result
@@ -570,8 +645,9 @@ class ScalaSession:
                 at = re.search(rf"{name}:(\d+)", "\n".join(text))
                 location = f"{path}:{number + int(at[1])}" if at else f"{path}:{number}"
                 in_doc = re.compile(rf"(?:/\S*/)?{name}:(\d+)")
-                kept = [in_doc.sub(lambda m: f"{path}:{number + int(m[1])}", t)
-                        for t in text if not _STACK_LINE.match(t)]
+                kept = [
+                    in_doc.sub(lambda m: f"{path}:{number + int(m[1])}", t) for t in text if not _STACK_LINE.match(t)
+                ]
                 message = "\n".join(kept[-40:]).strip() or "failed (no message)"
                 failures.append(Failure(location, number, message))
                 current = None
@@ -658,8 +734,11 @@ def main(argv: list[str] | None = None) -> int:
                     continue
                 if args.log:
                     print(result.log)
-                print(result.report() if result.failures else
-                      f"ok: {result.blocks} {language} block(s) in {result.path} ({result.seconds:.1f} s)")
+                print(
+                    result.report()
+                    if result.failures
+                    else f"ok: {result.blocks} {language} block(s) in {result.path} ({result.seconds:.1f} s)"
+                )
                 failed |= bool(result.failures)
     return 1 if failed else 0
 

@@ -68,8 +68,7 @@ def _outside_code(lines: list[str]) -> list[tuple[int, str]]:
                 fence = match[1]
                 continue
             kept.append((number, line))
-        elif match and match[1][0] == fence[0] and len(match[1]) >= len(fence) and \
-                line.strip().strip(fence[0]) == "":
+        elif match and match[1][0] == fence[0] and len(match[1]) >= len(fence) and line.strip().strip(fence[0]) == "":
             fence = None
     return kept
 
@@ -93,8 +92,9 @@ def slugs(text: str) -> set[str]:
         atx = _ATX.match(line)
         if atx:
             heading = atx["text"]
-        elif _SETEXT.match(line) and previous is not None and previous[0] == number - 1 and \
-                _paragraph_line(previous[1]):
+        elif (
+            _SETEXT.match(line) and previous is not None and previous[0] == number - 1 and _paragraph_line(previous[1])
+        ):
             heading = previous[1].strip()
         previous = (number, line)
         if heading is None:

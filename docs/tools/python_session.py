@@ -99,12 +99,15 @@ def _error(exc: BaseException, path: str, block_line: int) -> tuple[int, str]:
 
 
 def _session() -> SparkSession:
-    builder = (SparkSession.builder.master("local[2]").appName("docs-examples")
-               .config("spark.sql.extensions", EXTENSIONS)
-               .config("spark.ui.enabled", "false")
-               .config("spark.ui.showConsoleProgress", "false")
-               # a streaming aggregation's 200 default partitions cost seconds per batch on 2 cores
-               .config("spark.sql.shuffle.partitions", "2"))
+    builder = (
+        SparkSession.builder.master("local[2]")
+        .appName("docs-examples")
+        .config("spark.sql.extensions", EXTENSIONS)
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        # a streaming aggregation's 200 default partitions cost seconds per batch on 2 cores
+        .config("spark.sql.shuffle.partitions", "2")
+    )
     spark = configure_spark(builder).getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     return spark
@@ -153,8 +156,12 @@ def main() -> None:
             sys.stdout.flush()
             sys.stderr.flush()
             problems = watch.settle(spark, drain)
-            answer(event="block", line=block["line"], error=error and {"line": error[0], "message": error[1]},
-                   queries=problems)
+            answer(
+                event="block",
+                line=block["line"],
+                error=error and {"line": error[0], "message": error[1]},
+                queries=problems,
+            )
         alive = spark.sparkContext._jsc is not None  # noqa: SLF001 - a snippet may have stopped the session
         if alive:
             _reset(spark, conf)

@@ -283,7 +283,7 @@ def _arguments(toks: list[_Tok], open_index: int) -> list[list[_Tok]]:
     """``toks[open_index]`` is ``(``: the tokens of each argument up to the matching ``)``."""
     args: list[list[_Tok]] = [[]]
     depth = 0
-    for t in toks[open_index + 1:]:
+    for t in toks[open_index + 1 :]:
         if t.kind == "op" and t.text in _OPEN:
             depth += 1
         elif t.kind == "op" and t.text in _OPEN.values():
@@ -354,14 +354,26 @@ def scala_templates(src: str, filename: str) -> list[Template]:
             j = i + 1
             while j + 1 < len(toks) and toks[j].kind == "id" and toks[j + 1].text == ".":
                 j += 2
-            if j + 1 < len(toks) and toks[j].kind == "id" and toks[j].text.endswith("Exception") and toks[j + 1].text == "(":
+            if (
+                j + 1 < len(toks)
+                and toks[j].kind == "id"
+                and toks[j].text.endswith("Exception")
+                and toks[j + 1].text == "("
+            ):
                 args = _arguments(toks, j + 1)
                 if args and args[0]:
                     add(_expression_parts(args[0]), "raise", t.line)
             continue
         if t.kind != "id" or nxt is None or nxt.text != "(":
             # R4: val named = "..."
-            if t.kind == "id" and t.text in MESSAGE_BUILDERS and prev is not None and prev.text == "val" and nxt is not None and nxt.text == "=":
+            if (
+                t.kind == "id"
+                and t.text in MESSAGE_BUILDERS
+                and prev is not None
+                and prev.text == "val"
+                and nxt is not None
+                and nxt.text == "="
+            ):
                 if i + 2 < len(toks) and toks[i + 2].kind == "str":
                     add(_run_at(toks, i + 2), "raise", t.line)
             continue
@@ -449,8 +461,11 @@ def python_templates(src: str, filename: str) -> list[Template]:
         if id(node) in docstrings or id(node) in inner:
             continue
         is_str = isinstance(node, ast.JoinedStr) or (isinstance(node, ast.Constant) and isinstance(node.value, str))
-        is_concat = isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add) and any(
-            isinstance(c, (ast.JoinedStr, ast.Constant)) for c in ast.walk(node))
+        is_concat = (
+            isinstance(node, ast.BinOp)
+            and isinstance(node.op, ast.Add)
+            and any(isinstance(c, (ast.JoinedStr, ast.Constant)) for c in ast.walk(node))
+        )
         if is_str or is_concat:
             parts = make_template(_py_parts(node))
             if any(p is not None for p in parts):
@@ -629,8 +644,12 @@ class Report:
         return out
 
 
-def check(templates: Sequence[Template], messages: Sequence[PageMessage], exclusions: Sequence[Exclusion],
-          families: Mapping[str, Callable[[Template], bool]]) -> Report:
+def check(
+    templates: Sequence[Template],
+    messages: Sequence[PageMessage],
+    exclusions: Sequence[Exclusion],
+    families: Mapping[str, Callable[[Template], bool]],
+) -> Report:
     """(a) every message template of the code occurs in a message the page quotes, unless excluded or a member of
     a family (``families``: name -> membership); (b) every message the page quotes is raised (or logged) by the
     code; and no exclusion is stale."""
@@ -663,4 +682,3 @@ def templates_from(sources: dict[str, str]) -> list[Template]:
     for name, src in sources.items():
         out += scala_templates(src, name) if name.endswith(".scala") else python_templates(src, name)
     return merge(out)
-

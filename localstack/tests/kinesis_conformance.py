@@ -20,10 +20,17 @@ def kinesis_client(endpoint: str) -> Any:
     """boto3 without retries (each call shows what the server answered) and without client-side validation
     (the server's own checks are under test)."""
     return boto3.client(
-        "kinesis", endpoint_url=endpoint, region_name="us-east-1",
-        aws_access_key_id="test", aws_secret_access_key="test",
-        config=Config(retries={"total_max_attempts": 1, "mode": "standard"}, parameter_validation=False,
-                      connect_timeout=5, read_timeout=30),
+        "kinesis",
+        endpoint_url=endpoint,
+        region_name="us-east-1",
+        aws_access_key_id="test",
+        aws_secret_access_key="test",
+        config=Config(
+            retries={"total_max_attempts": 1, "mode": "standard"},
+            parameter_validation=False,
+            connect_timeout=5,
+            read_timeout=30,
+        ),
     )
 
 
@@ -67,8 +74,9 @@ def error_code(excinfo: pytest.ExceptionInfo[ClientError]) -> str:
 
 
 def iterator(server: Server, name: str, shard_id: str, kind: str, **extra: Any) -> str:
-    it: str = server.client.get_shard_iterator(
-        StreamName=name, ShardId=shard_id, ShardIteratorType=kind, **extra)["ShardIterator"]
+    it: str = server.client.get_shard_iterator(StreamName=name, ShardId=shard_id, ShardIteratorType=kind, **extra)[
+        "ShardIterator"
+    ]
     return it
 
 
@@ -84,8 +92,11 @@ def read_all(server: Server, it: str) -> list[dict[str, Any]]:
 
 
 def owner(shards: list[dict[str, Any]], hash_key: int) -> str:
-    return next(str(s["ShardId"]) for s in shards
-                if int(s["HashKeyRange"]["StartingHashKey"]) <= hash_key <= int(s["HashKeyRange"]["EndingHashKey"]))
+    return next(
+        str(s["ShardId"])
+        for s in shards
+        if int(s["HashKeyRange"]["StartingHashKey"]) <= hash_key <= int(s["HashKeyRange"]["EndingHashKey"])
+    )
 
 
 def await_error(call: Any, code: str, timeout: float = 30) -> None:

@@ -59,13 +59,19 @@ def test_consumer_lifecycle(server: Server) -> None:
 
 
 def test_subscribe_to_shard_events_over_http1(simulator_admin: SimulatorAdmin, simulator_client: Any) -> None:
-    simulator_admin.settings(consumerActivationMillis=0, subscriptionHeartbeatMillis=200, subscriptionDurationMillis=3000)
+    simulator_admin.settings(
+        consumerActivationMillis=0, subscriptionHeartbeatMillis=200, subscriptionDurationMillis=3000
+    )
     client = simulator_client
     name = f"efo-sub-{time.monotonic_ns()}"
     _create(client, name)
     shard = client.list_shards(StreamName=name)["Shards"][0]["ShardId"]
-    put = [client.put_record(StreamName=name, PartitionKey="k", Data=f"r{i}".encode())["SequenceNumber"] for i in range(3)]
-    arn = client.register_stream_consumer(StreamARN=_stream_arn(client, name), ConsumerName="boto")["Consumer"]["ConsumerARN"]
+    put = [
+        client.put_record(StreamName=name, PartitionKey="k", Data=f"r{i}".encode())["SequenceNumber"] for i in range(3)
+    ]
+    arn = client.register_stream_consumer(StreamARN=_stream_arn(client, name), ConsumerName="boto")["Consumer"][
+        "ConsumerARN"
+    ]
     _await_status(client, arn, "ACTIVE")
     response = client.subscribe_to_shard(ConsumerARN=arn, ShardId=shard, StartingPosition={"Type": "TRIM_HORIZON"})
     seen: list[str] = []

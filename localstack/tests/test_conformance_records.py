@@ -25,8 +25,9 @@ def test_records_are_routed_by_md5_of_the_partition_key(server: Server) -> None:
 
 def test_sequence_numbers_increase_per_shard(server: Server) -> None:
     name = server.new_stream(1)
-    seqs = [server.client.put_record(StreamName=name, PartitionKey="k", Data=b"%d" % i)["SequenceNumber"]
-            for i in range(10)]
+    seqs = [
+        server.client.put_record(StreamName=name, PartitionKey="k", Data=b"%d" % i)["SequenceNumber"] for i in range(10)
+    ]
     assert all(s.isdigit() for s in seqs)
     assert [int(s) for s in seqs] == sorted({int(s) for s in seqs})
 
@@ -77,8 +78,10 @@ def test_record_over_the_maximum_size(server: Server) -> None:
 def test_all_five_iterator_types(server: Server) -> None:
     name = server.new_stream(1)
     shard = server.shards(name)[0]["ShardId"]
-    seqs = [server.client.put_record(StreamName=name, PartitionKey="k", Data=b"old-%d" % i)["SequenceNumber"]
-            for i in range(3)]
+    seqs = [
+        server.client.put_record(StreamName=name, PartitionKey="k", Data=b"old-%d" % i)["SequenceNumber"]
+        for i in range(3)
+    ]
     latest = iterator(server, name, shard, "LATEST")
     first_three = read_all(server, iterator(server, name, shard, "TRIM_HORIZON"))
     cut = first_three[-1]["ApproximateArrivalTimestamp"]

@@ -36,10 +36,14 @@ def test_split(server: Server) -> None:
         assert parent_range["EndingSequenceNumber"] == str(2**63 - 1)
     else:
         assert int(parent_range["EndingSequenceNumber"]) >= int(parent_range["StartingSequenceNumber"])
-    children = sorted((s for s in shards.values() if s.get("ParentShardId") == parent["ShardId"]),
-                      key=lambda s: int(s["HashKeyRange"]["StartingHashKey"]))
+    children = sorted(
+        (s for s in shards.values() if s.get("ParentShardId") == parent["ShardId"]),
+        key=lambda s: int(s["HashKeyRange"]["StartingHashKey"]),
+    )
     assert [(c["HashKeyRange"]["StartingHashKey"], c["HashKeyRange"]["EndingHashKey"]) for c in children] == [
-        ("0", str(middle - 1)), (str(middle), str(MAX_HASH))]
+        ("0", str(middle - 1)),
+        (str(middle), str(MAX_HASH)),
+    ]
 
     put = server.client.put_record(StreamName=name, PartitionKey="k", Data=b"after")
     assert put["ShardId"] in {c["ShardId"] for c in children}
@@ -87,8 +91,9 @@ def assert_uniform_open_shards(server: Server, name: str, count: int) -> None:
     open_shards = server.shards(name, ShardFilter={"Type": "AT_LATEST"})
     assert len(open_shards) == count
     assert server.client.describe_stream_summary(StreamName=name)["StreamDescriptionSummary"]["OpenShardCount"] == count
-    ranges = sorted((int(s["HashKeyRange"]["StartingHashKey"]), int(s["HashKeyRange"]["EndingHashKey"]))
-                    for s in open_shards)
+    ranges = sorted(
+        (int(s["HashKeyRange"]["StartingHashKey"]), int(s["HashKeyRange"]["EndingHashKey"])) for s in open_shards
+    )
     assert ranges[0][0] == 0 and ranges[-1][1] == MAX_HASH
     assert all(a[1] + 1 == b[0] for a, b in zip(ranges, ranges[1:]))
     width = (MAX_HASH + 1) // count

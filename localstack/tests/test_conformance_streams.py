@@ -53,7 +53,9 @@ def test_shards_cover_the_hash_key_space(server: Server) -> None:
     name = server.new_stream(5)
     shards = server.shards(name)
     assert [s["ShardId"] for s in shards] == sorted(s["ShardId"] for s in shards)
-    ranges = sorted((int(s["HashKeyRange"]["StartingHashKey"]), int(s["HashKeyRange"]["EndingHashKey"])) for s in shards)
+    ranges = sorted(
+        (int(s["HashKeyRange"]["StartingHashKey"]), int(s["HashKeyRange"]["EndingHashKey"])) for s in shards
+    )
     assert ranges[0][0] == 0 and ranges[-1][1] == MAX_HASH
     assert all(prev[1] + 1 == nxt[0] for prev, nxt in zip(ranges, ranges[1:]))
     for s in shards:
@@ -88,8 +90,9 @@ def test_shard_filters_after_a_split(server: Server) -> None:
     first, second = server.shards(name)
     start = int(first["HashKeyRange"]["StartingHashKey"])
     end = int(first["HashKeyRange"]["EndingHashKey"])
-    server.client.split_shard(StreamName=name, ShardToSplit=first["ShardId"],
-                              NewStartingHashKey=str((start + end) // 2))
+    server.client.split_shard(
+        StreamName=name, ShardToSplit=first["ShardId"], NewStartingHashKey=str((start + end) // 2)
+    )
     server.wait_active(name)
     every = server.shards(name)
     children = [s["ShardId"] for s in every if s.get("ParentShardId") == first["ShardId"]]

@@ -65,8 +65,11 @@ def test_kinesis_mock_listens_on_loopback_only_and_stops_cleanly(
         assert urlparse(endpoint).port in {port for _, port in listening}
 
         client = boto3.client(
-            "kinesis", endpoint_url=endpoint, region_name="us-east-1",
-            aws_access_key_id="test", aws_secret_access_key="test",
+            "kinesis",
+            endpoint_url=endpoint,
+            region_name="us-east-1",
+            aws_access_key_id="test",
+            aws_secret_access_key="test",
         )
         client.create_stream(StreamName="launcher-check", ShardCount=2)
         client.get_waiter("stream_exists").wait(StreamName="launcher-check", WaiterConfig={"Delay": 0.2})

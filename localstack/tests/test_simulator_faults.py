@@ -27,15 +27,18 @@ def stream(simulator_admin: SimulatorAdmin, simulator_client: Any) -> tuple[str,
 
 
 def trim_horizon(client: Any, stream: tuple[str, str]) -> str:
-    it: str = client.get_shard_iterator(StreamName=stream[0], ShardId=stream[1],
-                                        ShardIteratorType="TRIM_HORIZON")["ShardIterator"]
+    it: str = client.get_shard_iterator(StreamName=stream[0], ShardId=stream[1], ShardIteratorType="TRIM_HORIZON")[
+        "ShardIterator"
+    ]
     return it
 
 
-@pytest.mark.parametrize("kind, status, code", [("http500", 500, "InternalFailure"),
-                                                ("http503", 503, "ServiceUnavailable")])
-def test_server_errors(simulator_admin: SimulatorAdmin, simulator_client: Any, stream: tuple[str, str],
-                       kind: str, status: int, code: str) -> None:
+@pytest.mark.parametrize(
+    "kind, status, code", [("http500", 500, "InternalFailure"), ("http503", 503, "ServiceUnavailable")]
+)
+def test_server_errors(
+    simulator_admin: SimulatorAdmin, simulator_client: Any, stream: tuple[str, str], kind: str, status: int, code: str
+) -> None:
     it = trim_horizon(simulator_client, stream)
     simulator_admin.faults({"kind": kind, "operations": ["GetRecords"], "maxCount": 2})
     for _ in range(2):
@@ -60,39 +63,50 @@ def test_connection_reset(simulator_admin: SimulatorAdmin, simulator_client: Any
     with pytest.raises(ConnectionClosedError):
         simulator_client.put_record(StreamName=stream[0], PartitionKey="k", Data=b"lost")
     simulator_client.put_record(StreamName=stream[0], PartitionKey="k", Data=b"kept")
-    data = [r["Data"] for r in simulator_client.get_records(ShardIterator=trim_horizon(simulator_client, stream))["Records"]]
+    data = [
+        r["Data"] for r in simulator_client.get_records(ShardIterator=trim_horizon(simulator_client, stream))["Records"]
+    ]
     assert data == [b"record", b"kept"]
 
 
-def test_hang_until_the_client_times_out(simulator_admin: SimulatorAdmin, simulator_endpoint: str,
-                                         stream: tuple[str, str]) -> None:
+def test_hang_until_the_client_times_out(
+    simulator_admin: SimulatorAdmin, simulator_endpoint: str, stream: tuple[str, str]
+) -> None:
     impatient = boto3.client(
-        "kinesis", endpoint_url=simulator_endpoint, region_name="us-east-1",
-        aws_access_key_id="test", aws_secret_access_key="test",
-        config=Config(retries={"total_max_attempts": 1, "mode": "standard"}, read_timeout=1))
+        "kinesis",
+        endpoint_url=simulator_endpoint,
+        region_name="us-east-1",
+        aws_access_key_id="test",
+        aws_secret_access_key="test",
+        config=Config(retries={"total_max_attempts": 1, "mode": "standard"}, read_timeout=1),
+    )
     simulator_admin.faults({"kind": "hang", "operations": ["ListShards"], "hangMillis": 5000, "maxCount": 1})
     with pytest.raises(ReadTimeoutError):
         impatient.list_shards(StreamName=stream[0])
     assert impatient.list_shards(StreamName=stream[0])["Shards"]
 
 
-def test_internal_failure_on_chosen_records(simulator_admin: SimulatorAdmin, simulator_client: Any,
-                                            stream: tuple[str, str]) -> None:
+def test_internal_failure_on_chosen_records(
+    simulator_admin: SimulatorAdmin, simulator_client: Any, stream: tuple[str, str]
+) -> None:
     simulator_admin.faults({"kind": "recordFailure", "partitionKeys": ["bad"]})
     keys = ["good", "bad", "good", "bad", "good"]
     response = simulator_client.put_records(
-        StreamName=stream[0], Records=[{"PartitionKey": k, "Data": k.encode()} for k in keys])
+        StreamName=stream[0], Records=[{"PartitionKey": k, "Data": k.encode()} for k in keys]
+    )
     assert response["FailedRecordCount"] == 2
     assert [r.get("ErrorCode") for r in response["Records"]] == [None, "InternalFailure", None, "InternalFailure", None]
     assert simulator_admin.counters()["streams"][stream[0]]["shards"][stream[1]]["failedPutRecords"] == 2
 
 
-def test_faults_are_deterministic_under_a_seed(simulator_admin: SimulatorAdmin, simulator_client: Any,
-                                               stream: tuple[str, str]) -> None:
+def test_faults_are_deterministic_under_a_seed(
+    simulator_admin: SimulatorAdmin, simulator_client: Any, stream: tuple[str, str]
+) -> None:
     def failures(seed: int) -> list[bool]:
         simulator_admin.faults({"kind": "recordFailure", "probability": 0.3}, seed=seed)
         response = simulator_client.put_records(
-            StreamName=stream[0], Records=[{"PartitionKey": f"k{i}", "Data": b"x"} for i in range(200)])
+            StreamName=stream[0], Records=[{"PartitionKey": f"k{i}", "Data": b"x"} for i in range(200)]
+        )
         return ["ErrorCode" in r for r in response["Records"]]
 
     first = failures(7)
@@ -101,7 +115,9 @@ def test_faults_are_deterministic_under_a_seed(simulator_admin: SimulatorAdmin, 
     assert failures(8) != first
 
 
-def test_forced_iterator_expiry(simulator_admin: SimulatorAdmin, simulator_client: Any, stream: tuple[str, str]) -> None:
+def test_forced_iterator_expiry(
+    simulator_admin: SimulatorAdmin, simulator_client: Any, stream: tuple[str, str]
+) -> None:
     simulator_admin.faults({"kind": "expireIterator", "maxCount": 1})
     it = trim_horizon(simulator_client, stream)
     with pytest.raises(ClientError) as rule:
@@ -115,8 +131,9 @@ def test_forced_iterator_expiry(simulator_admin: SimulatorAdmin, simulator_clien
     assert simulator_client.get_records(ShardIterator=trim_horizon(simulator_client, stream))["Records"]
 
 
-def test_iterator_expiry_is_configurable(simulator_admin: SimulatorAdmin, simulator_client: Any,
-                                         stream: tuple[str, str]) -> None:
+def test_iterator_expiry_is_configurable(
+    simulator_admin: SimulatorAdmin, simulator_client: Any, stream: tuple[str, str]
+) -> None:
     simulator_admin.settings(iteratorExpiryMillis=300)
     it = trim_horizon(simulator_client, stream)
     assert simulator_client.get_records(ShardIterator=it)["Records"]
@@ -131,15 +148,18 @@ def test_iterator_expiry_is_configurable(simulator_admin: SimulatorAdmin, simula
         time.sleep(0.05)
 
 
-def test_retention_trims_old_records(simulator_admin: SimulatorAdmin, simulator_client: Any,
-                                     stream: tuple[str, str]) -> None:
+def test_retention_trims_old_records(
+    simulator_admin: SimulatorAdmin, simulator_client: Any, stream: tuple[str, str]
+) -> None:
     simulator_admin.settings(retentionMillis=500)
     deadline = time.monotonic() + 10
     while simulator_client.get_records(ShardIterator=trim_horizon(simulator_client, stream))["Records"]:
         assert time.monotonic() < deadline, "the old record was never trimmed"
         time.sleep(0.05)
     simulator_client.put_record(StreamName=stream[0], PartitionKey="k", Data=b"fresh")
-    data = [r["Data"] for r in simulator_client.get_records(ShardIterator=trim_horizon(simulator_client, stream))["Records"]]
+    data = [
+        r["Data"] for r in simulator_client.get_records(ShardIterator=trim_horizon(simulator_client, stream))["Records"]
+    ]
     assert data == [b"fresh"]
 
 
@@ -151,8 +171,9 @@ def test_stream_deletion(simulator_admin: SimulatorAdmin, simulator_client: Any,
     assert error_code(gone) == "ResourceNotFoundException"
 
 
-def test_stream_deletion_triggered_by_traffic(simulator_admin: SimulatorAdmin, simulator_client: Any,
-                                              stream: tuple[str, str]) -> None:
+def test_stream_deletion_triggered_by_traffic(
+    simulator_admin: SimulatorAdmin, simulator_client: Any, stream: tuple[str, str]
+) -> None:
     simulator_admin.faults({"kind": "deleteStream", "stream": stream[0], "operations": ["PutRecord"]})
     with pytest.raises(ClientError) as gone:
         simulator_client.put_record(StreamName=stream[0], PartitionKey="k", Data=b"x")

@@ -28,7 +28,8 @@ def test_write_records_per_shard(simulator_admin: SimulatorAdmin, simulator_clie
     simulator_admin.quotas(factor=0.1)  # 100 records/s per shard, a burst of one second's worth
     name, [shard] = new_stream(simulator_client)
     response = simulator_client.put_records(
-        StreamName=name, Records=[{"PartitionKey": f"k{i}", "Data": b"x"} for i in range(500)])
+        StreamName=name, Records=[{"PartitionKey": f"k{i}", "Data": b"x"} for i in range(500)]
+    )
     failed = [r for r in response["Records"] if "ErrorCode" in r]
     assert response["FailedRecordCount"] == len(failed) == 400
     assert all("SequenceNumber" in r for r in response["Records"][:100])
@@ -111,8 +112,9 @@ def test_describe_stream_summary_per_account(simulator_admin: SimulatorAdmin, si
     name, _ = new_stream(simulator_client)
     codes = [call_code(lambda: simulator_client.describe_stream_summary(StreamName=name)) for _ in range(6)]
     assert "LimitExceededException" in codes
-    assert simulator_admin.counters()["operations"]["DescribeStreamSummary"]["throttled"] == \
-        codes.count("LimitExceededException")
+    assert simulator_admin.counters()["operations"]["DescribeStreamSummary"]["throttled"] == codes.count(
+        "LimitExceededException"
+    )
 
 
 def test_quotas_switch_off(simulator_admin: SimulatorAdmin, simulator_client: Any) -> None:
@@ -120,7 +122,8 @@ def test_quotas_switch_off(simulator_admin: SimulatorAdmin, simulator_client: An
     name, _ = new_stream(simulator_client)
     for _ in range(3):
         response = simulator_client.put_records(
-            StreamName=name, Records=[{"PartitionKey": f"k{i}", "Data": b"x"} for i in range(500)])
+            StreamName=name, Records=[{"PartitionKey": f"k{i}", "Data": b"x"} for i in range(500)]
+        )
         assert response["FailedRecordCount"] == 0
 
 
@@ -131,7 +134,9 @@ def test_per_request_limits(simulator_admin: SimulatorAdmin, simulator_client: A
         simulator_client.put_records(StreamName=name, Records=[{"PartitionKey": "k", "Data": b"x"}] * 501)
     assert error_code(records) == "ValidationException"
     with pytest.raises(ClientError) as request_size:  # 11 records of just under 1 MiB: over 10 MiB per request
-        simulator_client.put_records(StreamName=name, Records=[{"PartitionKey": "k", "Data": b"x" * (1024 * 1024 - 1)}] * 11)
+        simulator_client.put_records(
+            StreamName=name, Records=[{"PartitionKey": "k", "Data": b"x" * (1024 * 1024 - 1)}] * 11
+        )
     assert error_code(request_size) == "InvalidArgumentException"
 
 
@@ -147,7 +152,9 @@ def test_large_records_up_to_the_streams_maximum(simulator_admin: SimulatorAdmin
 
 
 def iterator_of(client: Any, name: str, shard: str) -> str:
-    it: str = client.get_shard_iterator(StreamName=name, ShardId=shard, ShardIteratorType="TRIM_HORIZON")["ShardIterator"]
+    it: str = client.get_shard_iterator(StreamName=name, ShardId=shard, ShardIteratorType="TRIM_HORIZON")[
+        "ShardIterator"
+    ]
     return it
 
 
@@ -165,4 +172,3 @@ def test_listed_shards_counted(simulator_admin: SimulatorAdmin, simulator_client
     simulator_client.list_shards(StreamName=name, ExclusiveStartShardId=ids[-1])
     # The listing in new_stream (3), then 2 and none.
     assert simulator_admin.counters()["streams"][name]["listedShards"] == 5
-

@@ -35,10 +35,28 @@ INT_MAX = 2**31 - 1  # a JVM Int: larger values would not reach the JVM builder'
 LONG_MAX = 2**63 - 1  # a JVM Long
 
 # Spark's suffixes (JavaUtils.timeSuffixes, JavaUtils.byteSuffixes), in the unit each stands for.
-_MICROS_PER = {"us": 1, "ms": 1_000, "s": 1_000_000, "m": 60_000_000, "min": 60_000_000, "h": 3_600_000_000,
-               "d": 86_400_000_000}
-_BYTES_PER = {"b": 1, "k": 1 << 10, "kb": 1 << 10, "m": 1 << 20, "mb": 1 << 20, "g": 1 << 30, "gb": 1 << 30,
-              "t": 1 << 40, "tb": 1 << 40, "p": 1 << 50, "pb": 1 << 50}
+_MICROS_PER = {
+    "us": 1,
+    "ms": 1_000,
+    "s": 1_000_000,
+    "m": 60_000_000,
+    "min": 60_000_000,
+    "h": 3_600_000_000,
+    "d": 86_400_000_000,
+}
+_BYTES_PER = {
+    "b": 1,
+    "k": 1 << 10,
+    "kb": 1 << 10,
+    "m": 1 << 20,
+    "mb": 1 << 20,
+    "g": 1 << 30,
+    "gb": 1 << 30,
+    "t": 1 << 40,
+    "tb": 1 << 40,
+    "p": 1 << 50,
+    "pb": 1 << 50,
+}
 _AMOUNT = re.compile(r"([0-9]+)([a-z]+)?")  # Spark's grammar for both, once lower-cased and trimmed
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 

@@ -33,8 +33,7 @@ def jvm() -> Any:
     sc = private(SparkContext, "_active_spark_context", "find the active session's JVM")
     if sc is None or private(sc, "_jvm", "reach the connector's classes") is None:
         raise RuntimeError(
-            "no active SparkSession: create one first, e.g. "
-            "configure_spark(SparkSession.builder).getOrCreate()"
+            "no active SparkSession: create one first, e.g. configure_spark(SparkSession.builder).getOrCreate()"
         )
     return sc._jvm
 

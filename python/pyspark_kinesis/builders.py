@@ -23,7 +23,15 @@ from pyspark.sql.streaming.readwriter import DataStreamWriter
 
 from pyspark_kinesis import _args, _options
 from pyspark_kinesis._args import (
-    FLOW_CONTROLS, INT_MAX, DurationLike, FlowControl, InitialPosition, SizeLike, check_bool, check_int, check_number,
+    FLOW_CONTROLS,
+    INT_MAX,
+    DurationLike,
+    FlowControl,
+    InitialPosition,
+    SizeLike,
+    check_bool,
+    check_int,
+    check_number,
     check_str,
 )
 from pyspark_kinesis._connect import connect_mode, is_connect_dataframe, is_connect_session, scala_string
@@ -136,12 +144,15 @@ class _Builder:
         if sessionToken is None:
             return self._set(
                 lambda j: j.withCredentials(accessKey, secretKey),
-                ("awsAccessKey", accessKey), ("awsSecretKey", secretKey),
+                ("awsAccessKey", accessKey),
+                ("awsSecretKey", secretKey),
             )
         check_str("sessionToken", sessionToken)
         return self._set(
             lambda j: j.withCredentials(accessKey, secretKey, sessionToken),
-            ("awsAccessKey", accessKey), ("awsSecretKey", secretKey), ("awsSessionToken", sessionToken),
+            ("awsAccessKey", accessKey),
+            ("awsSecretKey", secretKey),
+            ("awsSessionToken", sessionToken),
         )
 
     def withProfile(self: B, profile: str) -> B:
@@ -339,7 +350,9 @@ class KinesisSourceBuilder(_Builder):
             '10000'
         """
         check_int("records", records)
-        return self._set(lambda j: j.withMaxRecordsPerShardPerTrigger(records), ("maxRecordsPerShardPerTrigger", records))
+        return self._set(
+            lambda j: j.withMaxRecordsPerShardPerTrigger(records), ("maxRecordsPerShardPerTrigger", records)
+        )
 
     def withMaxRecordsPerFetch(self, records: int) -> KinesisSourceBuilder:
         """The ``Limit`` of one GetRecords call.
@@ -802,12 +815,17 @@ class KinesisSinkBuilder(_Builder):
         if size is not None and records is not None and linger is not None:
             return self._set(
                 lambda j: j.withAggregation(size, records, linger),
-                ("aggregation", "kpl"), ("aggregationMaxBytes", size), ("aggregationMaxRecords", records),
+                ("aggregation", "kpl"),
+                ("aggregationMaxBytes", size),
+                ("aggregationMaxRecords", records),
                 ("aggregationLingerMs", linger),
             )
         builder = self._set(lambda j: j.withAggregation(), ("aggregation", "kpl"))
-        for name, limit in (("aggregationMaxBytes", size), ("aggregationMaxRecords", records),
-                            ("aggregationLingerMs", linger)):
+        for name, limit in (
+            ("aggregationMaxBytes", size),
+            ("aggregationMaxRecords", records),
+            ("aggregationLingerMs", linger),
+        ):
             if limit is not None:
                 builder = builder.withOption(_options.key(name), str(limit))
         return builder

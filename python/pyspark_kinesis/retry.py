@@ -28,11 +28,14 @@ class RetryStrategy:
     @staticmethod
     def _computed(maxAttempts: int | None, initialBackoffMs: int, maxBackoffMs: int) -> RetryStrategy:
         """The strategy as option values (Spark Connect), as the JVM's ``RetryStrategy.options`` writes them."""
-        return RetryStrategy(None, {
-            _options.key("retryMaxAttempts"): "unlimited" if maxAttempts is None else str(maxAttempts),
-            _options.key("retryInitialBackoff"): f"{initialBackoffMs}ms",
-            _options.key("retryMaxBackoff"): f"{maxBackoffMs}ms",
-        })
+        return RetryStrategy(
+            None,
+            {
+                _options.key("retryMaxAttempts"): "unlimited" if maxAttempts is None else str(maxAttempts),
+                _options.key("retryInitialBackoff"): f"{initialBackoffMs}ms",
+                _options.key("retryMaxBackoff"): f"{maxBackoffMs}ms",
+            },
+        )
 
     def options(self) -> dict[str, str]:
         """The retry options this strategy sets.

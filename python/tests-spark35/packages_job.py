@@ -17,14 +17,30 @@ from pyspark.sql.functions import col, concat, lit
 endpoint, stream, work_dir = sys.argv[1:4]
 spark = SparkSession.builder.getOrCreate()
 try:
-    connection = {"streamName": stream, "endpoint": endpoint, "region": "us-east-1",
-                  "awsAccessKey": "test", "awsSecretKey": "test"}
-    rows = spark.range(0, 100, 1, 2).select(concat(lit("key-"), col("id").cast("string")).alias("partitionKey"),
-                                            concat(lit("record-"), col("id").cast("string")).alias("data"))
+    connection = {
+        "streamName": stream,
+        "endpoint": endpoint,
+        "region": "us-east-1",
+        "awsAccessKey": "test",
+        "awsSecretKey": "test",
+    }
+    rows = spark.range(0, 100, 1, 2).select(
+        concat(lit("key-"), col("id").cast("string")).alias("partitionKey"),
+        concat(lit("record-"), col("id").cast("string")).alias("data"),
+    )
     rows.write.format("kinesis").options(**connection).mode("append").save()
-    query = (spark.readStream.format("kinesis").options(**connection).option("initialPosition", "trim_horizon").load()
-             .selectExpr("CAST(data AS STRING) AS data").writeStream.format("memory").queryName("read_back")
-             .option("checkpointLocation", f"{work_dir}/checkpoint").trigger(availableNow=True).start())
+    query = (
+        spark.readStream.format("kinesis")
+        .options(**connection)
+        .option("initialPosition", "trim_horizon")
+        .load()
+        .selectExpr("CAST(data AS STRING) AS data")
+        .writeStream.format("memory")
+        .queryName("read_back")
+        .option("checkpointLocation", f"{work_dir}/checkpoint")
+        .trigger(availableNow=True)
+        .start()
+    )
     if not query.awaitTermination(180):
         query.stop()
         raise TimeoutError("the AvailableNow read did not stop at the tip within 180 s")
@@ -33,13 +49,20 @@ try:
     jvm = spark._jvm
     assert jvm is not None
     provider = jvm.org.apache.spark.sql.execution.datasources.DataSource.lookupDataSource(
-        "kinesis", spark._jsparkSession.sessionState().conf())
-    print("RESULT " + json.dumps({
-        "spark": spark.version,
-        "records": [r.data for r in spark.table("read_back").collect()],
-        "provider_origin": provider.getProtectionDomain().getCodeSource().getLocation().getPath(),
-        # The sink's and the source's tasks ran there (local-cluster has no tasks in the driver).
-        "executors": sorted(spark.sparkContext._jsc.sc().getExecutorIds().mkString(",").split(",")),
-    }), flush=True)
+        "kinesis", spark._jsparkSession.sessionState().conf()
+    )
+    print(
+        "RESULT "
+        + json.dumps(
+            {
+                "spark": spark.version,
+                "records": [r.data for r in spark.table("read_back").collect()],
+                "provider_origin": provider.getProtectionDomain().getCodeSource().getLocation().getPath(),
+                # The sink's and the source's tasks ran there (local-cluster has no tasks in the driver).
+                "executors": sorted(spark.sparkContext._jsc.sc().getExecutorIds().mkString(",").split(",")),
+            }
+        ),
+        flush=True,
+    )
 finally:
     spark.stop()

@@ -35,8 +35,13 @@ COORDINATES = f"io.github.sparkkinesis:spark-kinesis_2.12:{VERSION}"
 
 
 def kinesis(endpoint: str) -> Any:
-    return boto3.client("kinesis", endpoint_url=endpoint, region_name="us-east-1",
-                        aws_access_key_id="test", aws_secret_access_key="test")
+    return boto3.client(
+        "kinesis",
+        endpoint_url=endpoint,
+        region_name="us-east-1",
+        aws_access_key_id="test",
+        aws_secret_access_key="test",
+    )
 
 
 def new_stream(endpoint: str, prefix: str, shards: int) -> str:
@@ -52,8 +57,9 @@ def stored(endpoint: str, stream: str) -> list[str]:
     client = kinesis(endpoint)
     out: list[str] = []
     for shard in client.list_shards(StreamName=stream)["Shards"]:
-        iterator = client.get_shard_iterator(StreamName=stream, ShardId=shard["ShardId"],
-                                             ShardIteratorType="TRIM_HORIZON")["ShardIterator"]
+        iterator = client.get_shard_iterator(
+            StreamName=stream, ShardId=shard["ShardId"], ShardIteratorType="TRIM_HORIZON"
+        )["ShardIterator"]
         while iterator:
             response = client.get_records(ShardIterator=iterator, Limit=10000)
             if not response["Records"]:
@@ -65,9 +71,13 @@ def stored(endpoint: str, stream: str) -> list[str]:
 
 @pytest.fixture(scope="module")
 def spark() -> Iterator[SparkSession]:
-    builder = (SparkSession.builder.master("local[2]").appName("pyspark-kinesis-spark35")
-               .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "2")
-               .config("spark.sql.extensions", "io.github.sparkkinesis.KinesisSparkExtensions"))
+    builder = (
+        SparkSession.builder.master("local[2]")
+        .appName("pyspark-kinesis-spark35")
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.sql.extensions", "io.github.sparkkinesis.KinesisSparkExtensions")
+    )
     session = configure_spark(builder).getOrCreate()
     try:
         yield session
@@ -82,7 +92,8 @@ def connect(builder: Any, endpoint: str) -> Any:
 def records(spark: SparkSession, start: int, end: int) -> DataFrame:
     return spark.range(start, end, 1, 2).select(
         concat(lit("key-"), (col("id") % 7).cast("string")).alias("key"),
-        concat(lit("record-"), col("id").cast("string")).alias("data"))
+        concat(lit("record-"), col("id").cast("string")).alias("data"),
+    )
 
 
 def test_configure_spark_loads_the_scala_212_jar_on_pyspark_35(spark: SparkSession) -> None:
@@ -93,7 +104,8 @@ def test_configure_spark_loads_the_scala_212_jar_on_pyspark_35(spark: SparkSessi
     jvm = spark._jvm
     assert jvm is not None
     provider = jvm.org.apache.spark.sql.execution.datasources.DataSource.lookupDataSource(
-        "kinesis", spark._jsparkSession.sessionState().conf())
+        "kinesis", spark._jsparkSession.sessionState().conf()
+    )
     assert provider.getProtectionDomain().getCodeSource().getLocation().getPath() == str(jar)
 
 
@@ -107,8 +119,9 @@ def test_the_212_jar_holds_the_connector_and_relocated_classes_only() -> None:
     assert "io/github/sparkkinesis/shaded/scala/jdk/CollectionConverters$.class" in classes
 
 
-def test_sink_then_source_with_available_now_and_a_restart(spark: SparkSession, kinesis_endpoint: str,
-                                                           tmp_path: Path) -> None:
+def test_sink_then_source_with_available_now_and_a_restart(
+    spark: SparkSession, kinesis_endpoint: str, tmp_path: Path
+) -> None:
     source_stream = new_stream(kinesis_endpoint, "s35-in", 2)
     copy_stream = new_stream(kinesis_endpoint, "s35-out", 1)
     checkpoint = str(tmp_path / "checkpoint")
@@ -125,13 +138,15 @@ def test_sink_then_source_with_available_now_and_a_restart(spark: SparkSession, 
 
     # The batch sink, then the source and the streaming sink.
     connect(KinesisSinks.kinesis(source_stream, col("key"), col("data")), kinesis_endpoint).build(
-        records(spark, 0, 200)).save()
+        records(spark, 0, 200)
+    ).save()
     assert copy_available_now() == 200
     assert sorted(stored(kinesis_endpoint, copy_stream)) == sorted(f"record-{i}" for i in range(200))
 
     # A restart from the checkpoint takes exactly the records written since.
     connect(KinesisSinks.kinesis(source_stream, col("key"), col("data")), kinesis_endpoint).build(
-        records(spark, 200, 300)).save()
+        records(spark, 200, 300)
+    ).save()
     assert copy_available_now() == 100
     assert sorted(stored(kinesis_endpoint, copy_stream)) == sorted(f"record-{i}" for i in range(300))
 
@@ -141,10 +156,13 @@ def test_sql_functions_run_on_spark_35(spark: SparkSession, kinesis_endpoint: st
     client = kinesis(kinesis_endpoint)
     for i in range(5):
         client.put_record(StreamName=stream, PartitionKey=f"k{i}", Data=f"sql-{i}".encode())
-    connection = (f"streamName => '{stream}', endpoint => '{kinesis_endpoint}', region => 'us-east-1', "
-                  "awsAccessKey => 'test', awsSecretKey => 'test'")
-    rows = spark.sql(f"SELECT CAST(data AS STRING) AS d FROM read_kinesis({connection}, "
-                     "initialPosition => 'trim_horizon')").collect()
+    connection = (
+        f"streamName => '{stream}', endpoint => '{kinesis_endpoint}', region => 'us-east-1', "
+        "awsAccessKey => 'test', awsSecretKey => 'test'"
+    )
+    rows = spark.sql(
+        f"SELECT CAST(data AS STRING) AS d FROM read_kinesis({connection}, initialPosition => 'trim_horizon')"
+    ).collect()
     assert sorted(r.d for r in rows) == [f"sql-{i}" for i in range(5)]
     shards = spark.sql(f"SELECT shardId, isOpen FROM kinesis_shards({connection})").collect()
     assert [(r.shardId, r.isOpen) for r in shards] == [("shardId-000000000000", True)]
@@ -155,8 +173,10 @@ def test_sql_functions_run_on_spark_35(spark: SparkSession, kinesis_endpoint: st
 
 def test_a_spark_4_only_option_is_refused_saying_so(spark: SparkSession) -> None:
     builder = KinesisSources.kinesis("any").withMaxBytesPerTrigger(1 << 20)
-    with pytest.raises((ValueError, IllegalArgumentException, Py4JJavaError),
-                       match=r"Option 'maxBytesPerTrigger' \(value '1048576'\) needs Spark 4\.0 or later"):
+    with pytest.raises(
+        (ValueError, IllegalArgumentException, Py4JJavaError),
+        match=r"Option 'maxBytesPerTrigger' \(value '1048576'\) needs Spark 4\.0 or later",
+    ):
         builder.build(spark)
     with pytest.raises(Exception, match=r"needs Spark 4\.0 or later"):
         spark.readStream.format("kinesis").option("streamName", "any").option("maxBytesPerTrigger", "1m").load()
@@ -170,20 +190,44 @@ def test_packages_resolves_the_published_212_artifact_on_local_cluster(kinesis_e
     assert "<dependency>" not in pom.read_text(), "the published pom must declare no dependencies"
     # Only the local Maven repository, and a fresh Ivy cache: nothing from the network, nothing stale.
     settings = tmp_path / "ivysettings.xml"
-    settings.write_text(f'<ivysettings><settings defaultResolver="local-maven"/><resolvers>'
-                        f'<ibiblio name="local-maven" m2compatible="true" root="{local_maven.as_uri()}"/>'
-                        f'</resolvers></ivysettings>')
+    settings.write_text(
+        f'<ivysettings><settings defaultResolver="local-maven"/><resolvers>'
+        f'<ibiblio name="local-maven" m2compatible="true" root="{local_maven.as_uri()}"/>'
+        f"</resolvers></ivysettings>"
+    )
     stream = new_stream(kinesis_endpoint, "s35-packages", 2)
     spark_home = Path(pyspark.__file__).parent
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SPARK_", "PYSPARK_"))}
-    env.update(SPARK_HOME=str(spark_home), PYSPARK_PYTHON=sys.executable, PYSPARK_DRIVER_PYTHON=sys.executable,
-               SPARK_LOCAL_IP="127.0.0.1")
+    env.update(
+        SPARK_HOME=str(spark_home),
+        PYSPARK_PYTHON=sys.executable,
+        PYSPARK_DRIVER_PYTHON=sys.executable,
+        SPARK_LOCAL_IP="127.0.0.1",
+    )
     run = subprocess.run(
-        [str(spark_home / "bin" / "spark-submit"), "--master", "local-cluster[1,1,1024]",
-         "--packages", COORDINATES, "--conf", f"spark.jars.ivySettings={settings}",
-         "--conf", f"spark.jars.ivy={tmp_path / 'ivy'}", "--conf", "spark.ui.enabled=false",
-         str(JOB), kinesis_endpoint, stream, str(tmp_path / "job")],
-        capture_output=True, text=True, timeout=420, env=env, cwd=tmp_path)
+        [
+            str(spark_home / "bin" / "spark-submit"),
+            "--master",
+            "local-cluster[1,1,1024]",
+            "--packages",
+            COORDINATES,
+            "--conf",
+            f"spark.jars.ivySettings={settings}",
+            "--conf",
+            f"spark.jars.ivy={tmp_path / 'ivy'}",
+            "--conf",
+            "spark.ui.enabled=false",
+            str(JOB),
+            kinesis_endpoint,
+            stream,
+            str(tmp_path / "job"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=420,
+        env=env,
+        cwd=tmp_path,
+    )
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-6000:]
     result = json.loads(next(line for line in reversed(run.stdout.splitlines()) if line.startswith("RESULT "))[7:])
     assert result["spark"].startswith("3.5.")

@@ -11,7 +11,9 @@ from pyspark_kinesis import configure_spark
 @pytest.fixture(scope="session")
 def spark() -> Iterator[SparkSession]:
     """A local[2] session with the connector jar bundled in the package."""
-    builder = SparkSession.builder.master("local[2]").appName("pyspark-kinesis-tests").config("spark.ui.enabled", "false")
+    builder = (
+        SparkSession.builder.master("local[2]").appName("pyspark-kinesis-tests").config("spark.ui.enabled", "false")
+    )
     session = configure_spark(builder).getOrCreate()
     try:
         yield session

@@ -16,20 +16,31 @@ from pyspark_kinesis import configure_spark
 
 def main(endpoint: str, stream: str) -> None:
     builder = (
-        SparkSession.builder.master("local[2]").appName("sql-functions").config("spark.ui.enabled", "false")
+        SparkSession.builder.master("local[2]")
+        .appName("sql-functions")
+        .config("spark.ui.enabled", "false")
         .config("spark.sql.extensions", "io.github.sparkkinesis.KinesisSparkExtensions")
     )
     spark = configure_spark(builder).getOrCreate()
-    connection = (f"endpoint => '{endpoint}', region => 'us-east-1', awsAccessKey => 'test', "
-                  f"awsSecretKey => 'sql-job-secret-marker'")
+    connection = (
+        f"endpoint => '{endpoint}', region => 'us-east-1', awsAccessKey => 'test', "
+        f"awsSecretKey => 'sql-job-secret-marker'"
+    )
     read = f"read_kinesis(streamName => '{stream}', {connection}, initialPosition => 'trim_horizon')"
     out: dict[str, object] = {}
     out["records"] = sorted(r.data for r in spark.sql(f"SELECT CAST(data AS STRING) AS data FROM {read}").collect())
-    out["shards"] = [r.asDict() for r in spark.sql(f"SELECT * FROM kinesis_shards(streamName => '{stream}', {connection})").collect()]
+    out["shards"] = [
+        r.asDict() for r in spark.sql(f"SELECT * FROM kinesis_shards(streamName => '{stream}', {connection})").collect()
+    ]
     stream_df = spark.sql(f"SELECT CAST(data AS STRING) AS data FROM STREAM {read}")
     with tempfile.TemporaryDirectory(prefix="sql-job-") as checkpoint:
-        query = (stream_df.writeStream.format("memory").queryName("streamed").option("checkpointLocation", checkpoint)
-                 .trigger(availableNow=True).start())
+        query = (
+            stream_df.writeStream.format("memory")
+            .queryName("streamed")
+            .option("checkpointLocation", checkpoint)
+            .trigger(availableNow=True)
+            .start()
+        )
         query.awaitTermination(120)
         out["streamed"] = sorted(r.data for r in spark.sql("SELECT data FROM streamed").collect())
     out["explain"] = "\n".join(r[0] for r in spark.sql(f"EXPLAIN EXTENDED SELECT * FROM {read}").collect())

@@ -13,8 +13,11 @@ def kinesis_client(endpoint: str) -> Any:
     read quota (5 GetRecords a second per shard, shared with the query), and botocore's default two retries ran out
     once while a test polled its target stream every 0.2 s."""
     return boto3.client(
-        "kinesis", endpoint_url=endpoint, region_name="us-east-1",
-        aws_access_key_id="test", aws_secret_access_key="test",
+        "kinesis",
+        endpoint_url=endpoint,
+        region_name="us-east-1",
+        aws_access_key_id="test",
+        aws_secret_access_key="test",
         config=Config(retries={"mode": "standard", "max_attempts": 10}),
     )
 
@@ -24,7 +27,9 @@ def records_by_shard(client: Any, stream: str) -> list[tuple[dict[str, Any], lis
     out = []
     for shard in client.list_shards(StreamName=stream)["Shards"]:
         iterator = client.get_shard_iterator(
-            StreamName=stream, ShardId=shard["ShardId"], ShardIteratorType="TRIM_HORIZON",
+            StreamName=stream,
+            ShardId=shard["ShardId"],
+            ShardIteratorType="TRIM_HORIZON",
         )["ShardIterator"]
         records: list[dict[str, Any]] = []
         while iterator:

@@ -44,9 +44,17 @@ def test_the_examples_are_found() -> None:
 @pytest.mark.parametrize("test", DOCTESTS, ids=lambda t: t.name.removeprefix("pyspark_kinesis."))
 def test_docstring_example(spark: SparkSession, test: doctest.DocTest) -> None:
     test.globs = {
-        **test.globs, "spark": spark, "KinesisSources": KinesisSources, "KinesisSinks": KinesisSinks,
-        "RetryStrategies": RetryStrategies, "col": col, "struct": struct, "to_json": to_json,
-        "datetime": datetime, "timedelta": timedelta, "timezone": timezone,
+        **test.globs,
+        "spark": spark,
+        "KinesisSources": KinesisSources,
+        "KinesisSinks": KinesisSinks,
+        "RetryStrategies": RetryStrategies,
+        "col": col,
+        "struct": struct,
+        "to_json": to_json,
+        "datetime": datetime,
+        "timedelta": timedelta,
+        "timezone": timezone,
     }
     report: list[str] = []
     runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)

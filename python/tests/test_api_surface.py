@@ -26,8 +26,14 @@ PACKAGE = Path(pyspark_kinesis.__file__).resolve().parent
 PYTHON_DIR = PACKAGE.parent
 PAGE = PYTHON_DIR.parent / "docs" / "python.md"
 
-CLASSES = [pyspark_kinesis.KinesisSources, pyspark_kinesis.KinesisSourceBuilder, pyspark_kinesis.KinesisSinks,
-           pyspark_kinesis.KinesisSinkBuilder, pyspark_kinesis.RetryStrategies, pyspark_kinesis.RetryStrategy]
+CLASSES = [
+    pyspark_kinesis.KinesisSources,
+    pyspark_kinesis.KinesisSourceBuilder,
+    pyspark_kinesis.KinesisSinks,
+    pyspark_kinesis.KinesisSinkBuilder,
+    pyspark_kinesis.RetryStrategies,
+    pyspark_kinesis.RetryStrategy,
+]
 FUNCTIONS: list[Callable[..., Any]] = [pyspark_kinesis.configure_spark, pyspark_kinesis.connector_jar]
 
 
@@ -52,8 +58,13 @@ def _doc(fn: Callable[..., Any]) -> str:
 
 
 def test_the_public_surface_is_what_these_tests_walk() -> None:
-    assert {"KinesisSourceBuilder.withInitialTimestamp", "KinesisSinkBuilder.withAggregation",
-            "KinesisSourceBuilder.buildStreaming", "RetryStrategies.exponential", "configure_spark"} <= set(PUBLIC)
+    assert {
+        "KinesisSourceBuilder.withInitialTimestamp",
+        "KinesisSinkBuilder.withAggregation",
+        "KinesisSourceBuilder.buildStreaming",
+        "RetryStrategies.exponential",
+        "configure_spark",
+    } <= set(PUBLIC)
     assert len(PUBLIC) > 40
     exported = {name for name in pyspark_kinesis.__all__ if inspect.isclass(getattr(pyspark_kinesis, name))}
     assert {c.__name__ for c in CLASSES} <= exported
@@ -89,8 +100,9 @@ def test_the_defaults_the_docstrings_quote_are_the_option_tables() -> None:
         for match in re.finditer(r"Default \(option ``(\w+)``\): ", doc):
             option = _options.find(match.group(1))
             assert option is not None, f"{name} quotes the default of an unknown option {match.group(1)}"
-            assert option.default is not None and doc[match.end():].startswith(option.default), (
-                f"{name}: the default of {option.key} is '{option.default}' in the option table")
+            assert option.default is not None and doc[match.end() :].startswith(option.default), (
+                f"{name}: the default of {option.key} is '{option.default}' in the option table"
+            )
             quoted += 1
     assert quoted >= 25
 
@@ -126,8 +138,11 @@ def test_the_private_pyspark_attributes_the_package_reads_still_exist(spark: Spa
 def test_a_missing_private_attribute_fails_saying_what_changed(spark: SparkSession) -> None:
     builder = SparkSession.builder.master("local[1]")
     del builder._options
-    with pytest.raises(RuntimeError, match=rf"PySpark {re.escape(pyspark.__version__)} has no Builder\._options, "
-                                           r"which pyspark_kinesis reads to keep the jars already set"):
+    with pytest.raises(
+        RuntimeError,
+        match=rf"PySpark {re.escape(pyspark.__version__)} has no Builder\._options, "
+        r"which pyspark_kinesis reads to keep the jars already set",
+    ):
         configure_spark(builder)
     with pytest.raises(RuntimeError, match=r"has no object\._jdf, which pyspark_kinesis reads to test"):
         private(object(), "_jdf", "test")

@@ -16,19 +16,36 @@ from pyspark_kinesis import KinesisSinks, KinesisSources, RetryStrategies
 
 def test_every_source_method_sets_its_option_and_options_is_the_exact_map(spark: SparkSession) -> None:
     builder = (
-        KinesisSources.kinesis("clicks").withRegion("eu-west-1").withEndpoint("http://127.0.0.1:4566")
-        .withCredentials("AKIA", "secret").withInitialPosition("trim_horizon").withMaxRecordsPerTrigger(100)
-        .withMaxRecordsPerFetch(500).withShardsPerTask(2).withFailOnDataLoss(False).withFetchBufferSize("64m")
+        KinesisSources.kinesis("clicks")
+        .withRegion("eu-west-1")
+        .withEndpoint("http://127.0.0.1:4566")
+        .withCredentials("AKIA", "secret")
+        .withInitialPosition("trim_horizon")
+        .withMaxRecordsPerTrigger(100)
+        .withMaxRecordsPerFetch(500)
+        .withShardsPerTask(2)
+        .withFailOnDataLoss(False)
+        .withFetchBufferSize("64m")
         .withMaxIdlePollInterval("2s")
-        .withRetryStrategy(RetryStrategies.exponential(100, 2000, maxAttempts=5)).withOption("shardFetchInterval", "5s")
+        .withRetryStrategy(RetryStrategies.exponential(100, 2000, maxAttempts=5))
+        .withOption("shardFetchInterval", "5s")
     )
     assert builder.options() == {
-        "streamName": "clicks", "region": "eu-west-1", "endpoint": "http://127.0.0.1:4566",
-        "awsAccessKey": "AKIA", "awsSecretKey": "secret", "initialPosition": "trim_horizon",
-        "maxRecordsPerTrigger": "100", "maxRecordsPerFetch": "500", "shardsPerTask": "2", "failOnDataLoss": "false",
+        "streamName": "clicks",
+        "region": "eu-west-1",
+        "endpoint": "http://127.0.0.1:4566",
+        "awsAccessKey": "AKIA",
+        "awsSecretKey": "secret",
+        "initialPosition": "trim_horizon",
+        "maxRecordsPerTrigger": "100",
+        "maxRecordsPerFetch": "500",
+        "shardsPerTask": "2",
+        "failOnDataLoss": "false",
         "fetchBufferSize": "64m",
         "maxIdlePollInterval": "2s",
-        "retryMaxAttempts": "5", "retryInitialBackoff": "100ms", "retryMaxBackoff": "2000ms",
+        "retryMaxAttempts": "5",
+        "retryInitialBackoff": "100ms",
+        "retryMaxBackoff": "2000ms",
         "shardFetchInterval": "5s",
     }
     assert "secret" not in repr(builder)
@@ -37,7 +54,11 @@ def test_every_source_method_sets_its_option_and_options_is_the_exact_map(spark:
 def test_enhanced_fan_out_methods(spark: SparkSession) -> None:
     assert KinesisSources.kinesis("s").withEnhancedFanOut().options() == {"streamName": "s", "consumerMode": "efo"}
     assert KinesisSources.kinesis("s").withEnhancedFanOut("app").withRequireConsumerDeregistration(True).options() == {
-        "streamName": "s", "consumerMode": "efo", "consumerName": "app", "requireConsumerDeregistration": "true"}
+        "streamName": "s",
+        "consumerMode": "efo",
+        "consumerName": "app",
+        "requireConsumerDeregistration": "true",
+    }
     with pytest.raises(TypeError, match="consumerName must be a str"):
         KinesisSources.kinesis("s").withEnhancedFanOut(3)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="deregister must be a bool"):
@@ -47,8 +68,12 @@ def test_enhanced_fan_out_methods(spark: SparkSession) -> None:
 def test_sink_methods_and_retry_strategies(spark: SparkSession) -> None:
     builder = KinesisSinks.kinesis("out").withMaxInFlightRequests(2).withPreserveKeyOrder(True)
     assert builder.withRetryStrategy(RetryStrategies.indefinitely(250)).options() == {
-        "streamName": "out", "maxInFlightRequests": "2", "preserveKeyOrder": "true",
-        "retryMaxAttempts": "unlimited", "retryInitialBackoff": "250ms", "retryMaxBackoff": "250ms",
+        "streamName": "out",
+        "maxInFlightRequests": "2",
+        "preserveKeyOrder": "true",
+        "retryMaxAttempts": "unlimited",
+        "retryInitialBackoff": "250ms",
+        "retryMaxBackoff": "250ms",
     }
     assert RetryStrategies.defaultStrategy().options()["retryMaxBackoff"] == "3000ms"
 
@@ -56,7 +81,10 @@ def test_sink_methods_and_retry_strategies(spark: SparkSession) -> None:
 def test_with_aggregation_sets_kpl_and_its_limits(spark: SparkSession) -> None:
     assert KinesisSinks.kinesis("out").withAggregation().options() == {"streamName": "out", "aggregation": "kpl"}
     assert KinesisSinks.kinesis("out").withAggregation(maxBytes=65536, maxRecords=200, lingerMs=50).options() == {
-        "streamName": "out", "aggregation": "kpl", "aggregationMaxBytes": "65536", "aggregationMaxRecords": "200",
+        "streamName": "out",
+        "aggregation": "kpl",
+        "aggregationMaxBytes": "65536",
+        "aggregationMaxRecords": "200",
         "aggregationLingerMs": "50",
     }
 
@@ -92,7 +120,9 @@ def test_bad_arguments_are_refused_in_python_naming_the_argument(
 def test_a_bad_option_value_arrives_as_valueerror_with_the_jvm_message(spark: SparkSession) -> None:
     with pytest.raises(ValueError) as raised:
         KinesisSources.kinesis("s").withMaxRecordsPerFetch(20000).build(spark)
-    assert str(raised.value) == "Invalid value '20000' for option 'maxRecordsPerFetch': expected an integer in 1..10000."
+    assert (
+        str(raised.value) == "Invalid value '20000' for option 'maxRecordsPerFetch': expected an integer in 1..10000."
+    )
     assert "py4j" not in str(raised.value).lower()
 
 
@@ -107,8 +137,13 @@ def test_an_aggregation_limit_past_the_jvm_range_arrives_with_the_jvm_message(sp
 
 def test_round_trip_through_the_builders_only(spark: SparkSession, kinesis_endpoint: str, tmp_path: Path) -> None:
     stream = f"py-{uuid.uuid4().hex[:8]}"
-    client = boto3.client("kinesis", endpoint_url=kinesis_endpoint, region_name="us-east-1",
-                          aws_access_key_id="test", aws_secret_access_key="test")
+    client = boto3.client(
+        "kinesis",
+        endpoint_url=kinesis_endpoint,
+        region_name="us-east-1",
+        aws_access_key_id="test",
+        aws_secret_access_key="test",
+    )
     client.create_stream(StreamName=stream, ShardCount=2)
     client.get_waiter("stream_exists").wait(StreamName=stream, WaiterConfig={"Delay": 0.2})
 
@@ -122,8 +157,12 @@ def test_round_trip_through_the_builders_only(spark: SparkSession, kinesis_endpo
     source = connect(KinesisSources.kinesis(stream)).withInitialPosition("trim_horizon").build(spark)
     out = str(tmp_path / "table")
     query = (
-        source.selectExpr("partitionKey", "cast(data as string) as json").writeStream.format("parquet")
-        .option("path", out).option("checkpointLocation", str(tmp_path / "cp")).trigger(availableNow=True).start()
+        source.selectExpr("partitionKey", "cast(data as string) as json")
+        .writeStream.format("parquet")
+        .option("path", out)
+        .option("checkpointLocation", str(tmp_path / "cp"))
+        .trigger(availableNow=True)
+        .start()
     )
     query.awaitTermination(120)
     rows = spark.read.parquet(out).collect()
@@ -140,18 +179,25 @@ def _jvm_and_python_methods(jbuilder: Any, python_class: type) -> tuple[set[str]
 def test_every_jvm_builder_method_has_its_python_twin(spark: SparkSession) -> None:
     from pyspark_kinesis import KinesisSinkBuilder, KinesisSourceBuilder
 
-    for builder, python_class in ((KinesisSources.kinesis("s"), KinesisSourceBuilder),
-                                  (KinesisSinks.kinesis("s"), KinesisSinkBuilder)):
+    for builder, python_class in (
+        (KinesisSources.kinesis("s"), KinesisSourceBuilder),
+        (KinesisSinks.kinesis("s"), KinesisSinkBuilder),
+    ):
         jvm_methods, python_methods = _jvm_and_python_methods(builder._j, python_class)
         assert jvm_methods - python_methods == set(), f"{python_class.__name__}: JVM methods missing in Python"
 
 
 def test_repr_masks_every_secret_while_options_keep_them(spark: SparkSession) -> None:
-    secrets = {"awsAccessKey": "AKIDmarker01", "awsSecretKey": "marker-secret-02",
-               "awsSessionToken": "marker-token-03", "roleExternalId": "marker-external-04"}
+    secrets = {
+        "awsAccessKey": "AKIDmarker01",
+        "awsSecretKey": "marker-secret-02",
+        "awsSessionToken": "marker-token-03",
+        "roleExternalId": "marker-external-04",
+    }
     for builder in (KinesisSources.kinesis("s"), KinesisSinks.kinesis("s")):
-        configured = (builder.withCredentials(secrets["awsAccessKey"], secrets["awsSecretKey"], secrets["awsSessionToken"])
-                      .withRoleArn("arn:aws:iam::123456789012:role/r", secrets["roleExternalId"]))
+        configured = builder.withCredentials(
+            secrets["awsAccessKey"], secrets["awsSecretKey"], secrets["awsSessionToken"]
+        ).withRoleArn("arn:aws:iam::123456789012:role/r", secrets["roleExternalId"])
         assert {k: configured.options()[k] for k in secrets} == secrets
         for value in secrets.values():
             assert value not in repr(configured) and value not in str(configured)

@@ -19,7 +19,13 @@ from pyspark.sql.readwriter import DataFrameWriter
 from pyspark.sql.streaming.readwriter import DataStreamWriter
 
 from pyspark_kinesis import (
-    FlowControl, InitialPosition, KinesisSinkBuilder, KinesisSinks, KinesisSources, RetryStrategies, _options,
+    FlowControl,
+    InitialPosition,
+    KinesisSinkBuilder,
+    KinesisSinks,
+    KinesisSources,
+    RetryStrategies,
+    _options,
 )
 from connect_mode import computing
 
@@ -39,41 +45,87 @@ def _jvm_and_computed(
 
 # (builder, the options it must set besides streamName)
 CONVERSIONS: list[tuple[Callable[[], Any], dict[str, str]]] = [
-    (lambda: KinesisSources.kinesis("s").withMinFetchPeriod(timedelta(milliseconds=250)).withMaxFetchDuration(5000)
-     .withShardFetchInterval("2s").withMaxIdlePollInterval(timedelta(minutes=1)),
-     {"minFetchPeriod": "250ms", "maxFetchDuration": "5000ms", "shardFetchInterval": "2s",
-      "maxIdlePollInterval": "60000ms"}),
-    (lambda: KinesisSources.kinesis("s").withMaxBytesPerTrigger("64m").withFetchBufferSize(64 << 20),
-     {"maxBytesPerTrigger": str(64 << 20), "fetchBufferSize": str(64 << 20)}),
-    (lambda: KinesisSources.kinesis("s").withMaxBytesPerTrigger(" 1G ").withFetchBufferSize("512k"),
-     {"maxBytesPerTrigger": str(1 << 30), "fetchBufferSize": "512k"}),
-    (lambda: KinesisSources.kinesis("s").withInitialTimestamp(datetime(2025, 1, 31, 13, 0, tzinfo=CET)),
-     {"initialPosition": "at_timestamp", "initialTimestamp": str(JAN_31_NOON_UTC)}),
-    (lambda: KinesisSources.kinesis("s").withInitialTimestamp(datetime(2025, 1, 31, 12, 0, 0, 999, timezone.utc)),
-     {"initialPosition": "at_timestamp", "initialTimestamp": str(JAN_31_NOON_UTC)}),
-    (lambda: KinesisSources.kinesis("s").withInitialTimestamp(0),
-     {"initialPosition": "at_timestamp", "initialTimestamp": "0"}),
+    (
+        lambda: (
+            KinesisSources.kinesis("s")
+            .withMinFetchPeriod(timedelta(milliseconds=250))
+            .withMaxFetchDuration(5000)
+            .withShardFetchInterval("2s")
+            .withMaxIdlePollInterval(timedelta(minutes=1))
+        ),
+        {
+            "minFetchPeriod": "250ms",
+            "maxFetchDuration": "5000ms",
+            "shardFetchInterval": "2s",
+            "maxIdlePollInterval": "60000ms",
+        },
+    ),
+    (
+        lambda: KinesisSources.kinesis("s").withMaxBytesPerTrigger("64m").withFetchBufferSize(64 << 20),
+        {"maxBytesPerTrigger": str(64 << 20), "fetchBufferSize": str(64 << 20)},
+    ),
+    (
+        lambda: KinesisSources.kinesis("s").withMaxBytesPerTrigger(" 1G ").withFetchBufferSize("512k"),
+        {"maxBytesPerTrigger": str(1 << 30), "fetchBufferSize": "512k"},
+    ),
+    (
+        lambda: KinesisSources.kinesis("s").withInitialTimestamp(datetime(2025, 1, 31, 13, 0, tzinfo=CET)),
+        {"initialPosition": "at_timestamp", "initialTimestamp": str(JAN_31_NOON_UTC)},
+    ),
+    (
+        lambda: KinesisSources.kinesis("s").withInitialTimestamp(datetime(2025, 1, 31, 12, 0, 0, 999, timezone.utc)),
+        {"initialPosition": "at_timestamp", "initialTimestamp": str(JAN_31_NOON_UTC)},
+    ),
+    (
+        lambda: KinesisSources.kinesis("s").withInitialTimestamp(0),
+        {"initialPosition": "at_timestamp", "initialTimestamp": "0"},
+    ),
     (lambda: KinesisSources.kinesis("s").withInitialPosition("TRIM_HORIZON"), {"initialPosition": "trim_horizon"}),
-    (lambda: KinesisSources.kinesis("s").withInitialPosition({"at_timestamp": "06/25/2020 10:23:45 PDT",
-                                                               "format": "MM/dd/yyyy HH:mm:ss ZZZ"}),
-     {"initialPosition": '{"at_timestamp": "06/25/2020 10:23:45 PDT", "format": "MM/dd/yyyy HH:mm:ss ZZZ"}'}),
-    (lambda: KinesisSources.kinesis("s").withInitialPosition('{"shardId-000000000000": {"at_sequence_number": "1"}}'),
-     {"initialPosition": '{"shardId-000000000000": {"at_sequence_number": "1"}}'}),
-    (lambda: KinesisSinks.kinesis("s").withMaxBytesPerRequest("5m").withFlowControl("AIMD"),
-     {"maxBytesPerRequest": str(5 << 20), "flowControl": "aimd"}),
-    (lambda: KinesisSinks.kinesis("s").withAggregation(maxBytes="64k", maxRecords=100,
-                                                       lingerMs=timedelta(microseconds=20_000)),
-     {"aggregation": "kpl", "aggregationMaxBytes": "65536", "aggregationMaxRecords": "100",
-      "aggregationLingerMs": "20"}),
-    (lambda: KinesisSinks.kinesis("s").withAggregation(lingerMs="1s"),
-     {"aggregation": "kpl", "aggregationLingerMs": "1000"}),
-    (lambda: KinesisSinks.kinesis("s").withAggregation(maxRecords=500),
-     {"aggregation": "kpl", "aggregationMaxRecords": "500"}),
-    (lambda: KinesisSinks.kinesis("s").withRetryStrategy(
-        RetryStrategies.exponential(timedelta(milliseconds=100), "3s", maxAttempts=4)),
-     {"retryInitialBackoff": "100ms", "retryMaxBackoff": "3000ms", "retryMaxAttempts": "4"}),
-    (lambda: KinesisSinks.kinesis("s").withRetryStrategy(RetryStrategies.indefinitely("1500us")),
-     {"retryInitialBackoff": "1ms", "retryMaxBackoff": "1ms", "retryMaxAttempts": "unlimited"}),
+    (
+        lambda: KinesisSources.kinesis("s").withInitialPosition(
+            {"at_timestamp": "06/25/2020 10:23:45 PDT", "format": "MM/dd/yyyy HH:mm:ss ZZZ"}
+        ),
+        {"initialPosition": '{"at_timestamp": "06/25/2020 10:23:45 PDT", "format": "MM/dd/yyyy HH:mm:ss ZZZ"}'},
+    ),
+    (
+        lambda: KinesisSources.kinesis("s").withInitialPosition(
+            '{"shardId-000000000000": {"at_sequence_number": "1"}}'
+        ),
+        {"initialPosition": '{"shardId-000000000000": {"at_sequence_number": "1"}}'},
+    ),
+    (
+        lambda: KinesisSinks.kinesis("s").withMaxBytesPerRequest("5m").withFlowControl("AIMD"),
+        {"maxBytesPerRequest": str(5 << 20), "flowControl": "aimd"},
+    ),
+    (
+        lambda: KinesisSinks.kinesis("s").withAggregation(
+            maxBytes="64k", maxRecords=100, lingerMs=timedelta(microseconds=20_000)
+        ),
+        {
+            "aggregation": "kpl",
+            "aggregationMaxBytes": "65536",
+            "aggregationMaxRecords": "100",
+            "aggregationLingerMs": "20",
+        },
+    ),
+    (
+        lambda: KinesisSinks.kinesis("s").withAggregation(lingerMs="1s"),
+        {"aggregation": "kpl", "aggregationLingerMs": "1000"},
+    ),
+    (
+        lambda: KinesisSinks.kinesis("s").withAggregation(maxRecords=500),
+        {"aggregation": "kpl", "aggregationMaxRecords": "500"},
+    ),
+    (
+        lambda: KinesisSinks.kinesis("s").withRetryStrategy(
+            RetryStrategies.exponential(timedelta(milliseconds=100), "3s", maxAttempts=4)
+        ),
+        {"retryInitialBackoff": "100ms", "retryMaxBackoff": "3000ms", "retryMaxAttempts": "4"},
+    ),
+    (
+        lambda: KinesisSinks.kinesis("s").withRetryStrategy(RetryStrategies.indefinitely("1500us")),
+        {"retryInitialBackoff": "1ms", "retryMaxBackoff": "1ms", "retryMaxAttempts": "unlimited"},
+    ),
 ]
 
 
@@ -89,45 +141,90 @@ def test_python_values_are_converted_once_for_both_sessions(
 @pytest.mark.parametrize(
     "call, error, message",
     [
-        (lambda: KinesisSources.kinesis("s").withMinFetchPeriod(timedelta(milliseconds=-1)), ValueError,
-         "period must not be negative"),
-        (lambda: KinesisSources.kinesis("s").withMinFetchPeriod(timedelta(microseconds=1500)), ValueError,
-         "period must be whole milliseconds"),
+        (
+            lambda: KinesisSources.kinesis("s").withMinFetchPeriod(timedelta(milliseconds=-1)),
+            ValueError,
+            "period must not be negative",
+        ),
+        (
+            lambda: KinesisSources.kinesis("s").withMinFetchPeriod(timedelta(microseconds=1500)),
+            ValueError,
+            "period must be whole milliseconds",
+        ),
         (lambda: KinesisSources.kinesis("s").withMinFetchPeriod(-5), ValueError, "period must be at least 0 ms"),
-        (lambda: KinesisSources.kinesis("s").withMaxFetchDuration("10 seconds"), ValueError,
-         "duration must be a duration such as '200ms'"),
-        (lambda: KinesisSources.kinesis("s").withShardFetchInterval("1.5s"), ValueError,
-         "interval must be a duration such as"),
+        (
+            lambda: KinesisSources.kinesis("s").withMaxFetchDuration("10 seconds"),
+            ValueError,
+            "duration must be a duration such as '200ms'",
+        ),
+        (
+            lambda: KinesisSources.kinesis("s").withShardFetchInterval("1.5s"),
+            ValueError,
+            "interval must be a duration such as",
+        ),
         (lambda: KinesisSources.kinesis("s").withShardFetchInterval(True), TypeError, "interval must be a duration"),
-        (lambda: KinesisSources.kinesis("s").withMaxBytesPerTrigger("1.5m"), ValueError,
-         "maxBytes must be a size such as"),
+        (
+            lambda: KinesisSources.kinesis("s").withMaxBytesPerTrigger("1.5m"),
+            ValueError,
+            "maxBytes must be a size such as",
+        ),
         (lambda: KinesisSources.kinesis("s").withMaxBytesPerTrigger("10MiB"), ValueError, "maxBytes must be a size"),
         (lambda: KinesisSources.kinesis("s").withMaxBytesPerTrigger(0), ValueError, "maxBytes must be at least 1"),
-        (lambda: KinesisSources.kinesis("s").withMaxBytesPerTrigger("9000000p"), ValueError,
-         "maxBytes must be at most 9223372036854775807"),
+        (
+            lambda: KinesisSources.kinesis("s").withMaxBytesPerTrigger("9000000p"),
+            ValueError,
+            "maxBytes must be at most 9223372036854775807",
+        ),
         (lambda: KinesisSinks.kinesis("s").withMaxBytesPerRequest(None), TypeError, "maxBytes must be a size"),
         (lambda: KinesisSources.kinesis("s").withFetchBufferSize(""), ValueError, "size must not be empty"),
-        (lambda: KinesisSources.kinesis("s").withInitialTimestamp(datetime(2025, 1, 31, 12)), ValueError,
-         "timestamp must be timezone-aware"),
-        (lambda: KinesisSources.kinesis("s").withInitialTimestamp(datetime(1969, 12, 31, tzinfo=timezone.utc)),
-         ValueError, "timestamp must not be before 1970"),
+        (
+            lambda: KinesisSources.kinesis("s").withInitialTimestamp(datetime(2025, 1, 31, 12)),
+            ValueError,
+            "timestamp must be timezone-aware",
+        ),
+        (
+            lambda: KinesisSources.kinesis("s").withInitialTimestamp(datetime(1969, 12, 31, tzinfo=timezone.utc)),
+            ValueError,
+            "timestamp must not be before 1970",
+        ),
         (lambda: KinesisSources.kinesis("s").withInitialTimestamp(-1), ValueError, "timestamp must be at least 0"),
-        (lambda: KinesisSources.kinesis("s").withInitialTimestamp(1.7e12), TypeError,
-         "timestamp must be a timezone-aware datetime or an int"),
-        (lambda: KinesisSources.kinesis("s").withInitialTimestamp("2025-01-31T12:00:00Z"), TypeError,
-         "timestamp must be a timezone-aware datetime or an int"),
-        (lambda: KinesisSources.kinesis("s").withInitialPosition("lastest"), ValueError,
-         "position must be one of 'latest', 'trim_horizon', 'earliest', 'at_timestamp', a JSON object"),
+        (
+            lambda: KinesisSources.kinesis("s").withInitialTimestamp(1.7e12),
+            TypeError,
+            "timestamp must be a timezone-aware datetime or an int",
+        ),
+        (
+            lambda: KinesisSources.kinesis("s").withInitialTimestamp("2025-01-31T12:00:00Z"),
+            TypeError,
+            "timestamp must be a timezone-aware datetime or an int",
+        ),
+        (
+            lambda: KinesisSources.kinesis("s").withInitialPosition("lastest"),
+            ValueError,
+            "position must be one of 'latest', 'trim_horizon', 'earliest', 'at_timestamp', a JSON object",
+        ),
         (lambda: KinesisSources.kinesis("s").withInitialPosition(3), TypeError, "position must be a str"),
-        (lambda: KinesisSources.kinesis("s").withInitialPosition({"at_timestamp": datetime.now()}), TypeError,
-         "position must be a mapping of JSON values"),
-        (lambda: KinesisSinks.kinesis("s").withFlowControl("sideways"), ValueError,
-         "mode must be one of 'adaptive', 'ladder', 'aimd', 'off', got 'sideways'"),
-        (lambda: KinesisSinks.kinesis("s").withMaxRecordsPerRequest(2**31), ValueError,
-         "records must be at most 2147483647"),
+        (
+            lambda: KinesisSources.kinesis("s").withInitialPosition({"at_timestamp": datetime.now()}),
+            TypeError,
+            "position must be a mapping of JSON values",
+        ),
+        (
+            lambda: KinesisSinks.kinesis("s").withFlowControl("sideways"),
+            ValueError,
+            "mode must be one of 'adaptive', 'ladder', 'aimd', 'off', got 'sideways'",
+        ),
+        (
+            lambda: KinesisSinks.kinesis("s").withMaxRecordsPerRequest(2**31),
+            ValueError,
+            "records must be at most 2147483647",
+        ),
         (lambda: RetryStrategies.indefinitely(timedelta(0)), ValueError, "intervalMs must be at least 1 ms"),
-        (lambda: RetryStrategies.exponential("1s", "100ms"), ValueError,
-         r"maxBackoffMs \(100\) must be at least initialBackoffMs \(1000\)"),
+        (
+            lambda: RetryStrategies.exponential("1s", "100ms"),
+            ValueError,
+            r"maxBackoffMs \(100\) must be at least initialBackoffMs \(1000\)",
+        ),
         (lambda: RetryStrategies.exponential(100, 200, maxAttempts=0), ValueError, "maxAttempts must be at least 1"),
     ],
 )

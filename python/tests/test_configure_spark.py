@@ -15,14 +15,23 @@ def test_the_package_carries_a_connector_jar_per_spark_line_and_picks_the_instal
     assert jar.parent == Path(pyspark_kinesis.__file__).parent / "jars"
     assert jar.name.startswith("spark-kinesis-assembly_2.13-")  # this venv runs PySpark 4
     spark35 = Path(connector_jar("2.12"))
-    assert spark35.is_file() and spark35.parent == jar.parent and spark35.name.startswith("spark-kinesis-assembly_2.12-")
+    assert (
+        spark35.is_file() and spark35.parent == jar.parent and spark35.name.startswith("spark-kinesis-assembly_2.12-")
+    )
     assert pyspark_kinesis.SCALA_BINARY_VERSIONS == {"2.13": "4.x", "2.12": "3.5"}
 
 
-@pytest.mark.parametrize("installed, scala", [
-    (("4.3.0", "2.13"), "2.13"), (("4.0.5", "2.13"), "2.13"), (("3.5.9", "2.12"), "2.12"), (("3.5.0", None), "2.12"),
-    ((None, "2.12"), "2.12"), ((None, None), "2.13"),
-])
+@pytest.mark.parametrize(
+    "installed, scala",
+    [
+        (("4.3.0", "2.13"), "2.13"),
+        (("4.0.5", "2.13"), "2.13"),
+        (("3.5.9", "2.12"), "2.12"),
+        (("3.5.0", None), "2.12"),
+        ((None, "2.12"), "2.12"),
+        ((None, None), "2.13"),
+    ],
+)
 def test_configure_spark_picks_the_jar_of_the_installed_spark_line(
     monkeypatch: pytest.MonkeyPatch, installed: tuple[str | None, str | None], scala: str
 ) -> None:
@@ -48,8 +57,11 @@ def test_a_spark_without_a_connector_is_reported_with_what_to_do(
     monkeypatch: pytest.MonkeyPatch, installed: tuple[str | None, str | None]
 ) -> None:
     monkeypatch.setattr("pyspark_kinesis._jar._installed_spark", lambda: installed)
-    with pytest.raises(ConnectorJarError, match=rf"is Spark {installed[0]}.*carries connectors for Scala 2\.13 "
-                                                r"\(Spark 4\.x\), Scala 2\.12 \(Spark 3\.5\) only: install a PySpark 4\.x or 3\.5"):
+    with pytest.raises(
+        ConnectorJarError,
+        match=rf"is Spark {installed[0]}.*carries connectors for Scala 2\.13 "
+        r"\(Spark 4\.x\), Scala 2\.12 \(Spark 3\.5\) only: install a PySpark 4\.x or 3\.5",
+    ):
         configure_spark(SparkSession.builder)
 
 

@@ -70,15 +70,34 @@ def connect_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     env = {k: v for k, v in os.environ.items() if k not in ("SPARK_CONNECT_MODE_ENABLED", "SPARK_REMOTE")}
     env.update(SPARK_HOME=str(SPARK_HOME), SPARK_PID_DIR=str(state), SPARK_LOG_DIR=str(state), SPARK_IDENT_STRING=IDENT)
     subprocess.run(
-        [str(SPARK_HOME / "sbin" / "start-connect-server.sh"), "--master", "local[2]", "--driver-memory", "1g",
-         "--jars", connector_jar(),
-         "--conf", "spark.connect.grpc.binding.address=127.0.0.1", "--conf", f"spark.connect.grpc.binding.port={port}",
-         "--conf", "spark.ui.enabled=false", "--conf", "spark.sql.shuffle.partitions=2",
-         "--conf", f"spark.sql.warehouse.dir={state / 'warehouse'}"],
-        env=env, cwd=state, check=True, capture_output=True, timeout=60,
+        [
+            str(SPARK_HOME / "sbin" / "start-connect-server.sh"),
+            "--master",
+            "local[2]",
+            "--driver-memory",
+            "1g",
+            "--jars",
+            connector_jar(),
+            "--conf",
+            "spark.connect.grpc.binding.address=127.0.0.1",
+            "--conf",
+            f"spark.connect.grpc.binding.port={port}",
+            "--conf",
+            "spark.ui.enabled=false",
+            "--conf",
+            "spark.sql.shuffle.partitions=2",
+            "--conf",
+            f"spark.sql.warehouse.dir={state / 'warehouse'}",
+        ],
+        env=env,
+        cwd=state,
+        check=True,
+        capture_output=True,
+        timeout=60,
     )
     pid = int((state / f"spark-{IDENT}-{SERVER_CLASS}-1.pid").read_text().strip())
     try:
+
         def listening() -> bool:
             if not _alive(pid):
                 raise RuntimeError(f"the Spark Connect server exited while starting:\n{_log_tail(state)}")
@@ -88,8 +107,9 @@ def connect_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         _wait(listening, 240, f"the Spark Connect server did not listen on 127.0.0.1:{port}")
         yield f"sc://127.0.0.1:{port}"
     finally:
-        subprocess.run([str(SPARK_HOME / "sbin" / "stop-connect-server.sh")], env=env, cwd=state, timeout=60,
-                       capture_output=True)
+        subprocess.run(
+            [str(SPARK_HOME / "sbin" / "stop-connect-server.sh")], env=env, cwd=state, timeout=60, capture_output=True
+        )
         try:
             _wait(lambda: not _alive(pid), 60, "the Spark Connect server did not stop")
         except TimeoutError:
@@ -124,8 +144,13 @@ def _with_endpoint(builder: Any, endpoint: str) -> Any:
 
 def _stream(endpoint: str, shards: int) -> str:
     name = f"connect-{uuid.uuid4().hex[:8]}"
-    client = boto3.client("kinesis", endpoint_url=endpoint, region_name="us-east-1",
-                          aws_access_key_id="test", aws_secret_access_key="test")
+    client = boto3.client(
+        "kinesis",
+        endpoint_url=endpoint,
+        region_name="us-east-1",
+        aws_access_key_id="test",
+        aws_secret_access_key="test",
+    )
     client.create_stream(StreamName=name, ShardCount=shards)
     client.get_waiter("stream_exists").wait(StreamName=name, WaiterConfig={"Delay": 0.2})
     return name
@@ -135,11 +160,19 @@ def test_the_session_is_a_connect_session_and_options_are_computed(connect: Any)
     from pyspark.sql.connect.session import SparkSession as ConnectSparkSession
 
     assert isinstance(connect, ConnectSparkSession)
-    builder = (KinesisSources.kinesis("clicks").withRegion("eu-west-1").withMaxRecordsPerFetch(500)
-               .withRetryStrategy(RetryStrategies.indefinitely(250)))
+    builder = (
+        KinesisSources.kinesis("clicks")
+        .withRegion("eu-west-1")
+        .withMaxRecordsPerFetch(500)
+        .withRetryStrategy(RetryStrategies.indefinitely(250))
+    )
     assert builder.options() == {
-        "streamName": "clicks", "region": "eu-west-1", "maxRecordsPerFetch": "500",
-        "retryMaxAttempts": "unlimited", "retryInitialBackoff": "250ms", "retryMaxBackoff": "250ms",
+        "streamName": "clicks",
+        "region": "eu-west-1",
+        "maxRecordsPerFetch": "500",
+        "retryMaxAttempts": "unlimited",
+        "retryInitialBackoff": "250ms",
+        "retryMaxBackoff": "250ms",
     }
 
 
@@ -168,8 +201,11 @@ def test_write_with_the_sink_and_read_back_with_the_source(connect: Any, kinesis
     stream = source.build(connect)
     assert stream.isStreaming
     query = (
-        _with_endpoint(KinesisSinks.kinesis(second), kinesis_endpoint).buildStreaming(stream)
-        .option("checkpointLocation", str(tmp_path / "checkpoint")).trigger(availableNow=True).start()
+        _with_endpoint(KinesisSinks.kinesis(second), kinesis_endpoint)
+        .buildStreaming(stream)
+        .option("checkpointLocation", str(tmp_path / "checkpoint"))
+        .trigger(availableNow=True)
+        .start()
     )
     assert query.awaitTermination(180), "the AvailableNow query did not end"
     assert query.exception() is None
@@ -182,8 +218,11 @@ def test_write_with_the_sink_and_read_back_with_the_source(connect: Any, kinesis
 
 
 def test_a_bad_source_option_fails_at_build_with_the_connectors_message(connect: Any) -> None:
-    with pytest.raises(ValueError, match=r"Invalid value '20000' for option 'maxRecordsPerFetch': "
-                                         r"expected an integer in 1\.\.10000\."):
+    with pytest.raises(
+        ValueError,
+        match=r"Invalid value '20000' for option 'maxRecordsPerFetch': "
+        r"expected an integer in 1\.\.10000\.",
+    ):
         KinesisSources.kinesis("s").withMaxRecordsPerFetch(20000).build(connect)
 
 

@@ -10,8 +10,9 @@ DEMO = Path(__file__).resolve().parents[2] / "examples" / "clickstream.py"
 
 
 def test_the_demo_prints_windowed_counts_per_page_and_stops_by_itself() -> None:
-    run = subprocess.run([sys.executable, str(DEMO), "--seconds", "45", "--rate", "20"],
-                         capture_output=True, text=True, timeout=300)
+    run = subprocess.run(
+        [sys.executable, str(DEMO), "--seconds", "45", "--rate", "20"], capture_output=True, text=True, timeout=300
+    )
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     assert "kinesis-mock is up at http://127.0.0.1:" in run.stdout
     assert "|window" in run.stdout and "|page" in run.stdout, run.stdout[-3000:]
@@ -20,12 +21,19 @@ def test_the_demo_prints_windowed_counts_per_page_and_stops_by_itself() -> None:
 
 
 def test_the_demo_in_real_time_mode_reads_each_click_within_the_batch() -> None:
-    run = subprocess.run([sys.executable, str(DEMO), "--realtime", "--batch", "8 seconds", "--seconds", "30", "--rate", "20"],
-                         capture_output=True, text=True, timeout=300)
+    run = subprocess.run(
+        [sys.executable, str(DEMO), "--realtime", "--batch", "8 seconds", "--seconds", "30", "--rate", "20"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     assert "|msAfterKinesis|" in run.stdout, run.stdout[-3000:]
-    latencies = [int(line.split("|")[3]) for line in run.stdout.splitlines()
-                 if line.count("|") == 4 and line.split("|")[3].strip().isdigit()]
+    latencies = [
+        int(line.split("|")[3])
+        for line in run.stdout.splitlines()
+        if line.count("|") == 4 and line.split("|")[3].strip().isdigit()
+    ]
     assert latencies, run.stdout[-3000:]
     # Rows are read as records arrive, not at the end of the 8 s batch: half within 2.5 s (a batch-end flush would put the median near 4 s).
     assert sorted(latencies)[len(latencies) // 2] < 2500, latencies

@@ -33,17 +33,49 @@ ADMIN_KEY = {"test": {"secret": "test"}}
 
 #: Every operation of the Kinesis API (AWS's API reference, 2025): a superset of what the simulator serves, so
 #: "denied everything but the policy" cannot miss an operation the simulator learns later.
-KINESIS_OPERATIONS = frozenset({
-    "AddTagsToStream", "CreateStream", "DecreaseStreamRetentionPeriod", "DeleteResourcePolicy", "DeleteStream",
-    "DeregisterStreamConsumer", "DescribeAccountSettings", "DescribeLimits", "DescribeStream",
-    "DescribeStreamConsumer", "DescribeStreamSummary", "DisableEnhancedMonitoring", "EnableEnhancedMonitoring",
-    "GetRecords", "GetResourcePolicy", "GetShardIterator", "IncreaseStreamRetentionPeriod", "ListShards",
-    "ListStreamConsumers", "ListStreams", "ListTagsForResource", "ListTagsForStream", "MergeShards", "PutRecord",
-    "PutRecords", "PutResourcePolicy", "RegisterStreamConsumer", "RemoveTagsFromStream", "SplitShard",
-    "StartStreamEncryption", "StopStreamEncryption", "SubscribeToShard", "TagResource", "UntagResource",
-    "UpdateAccountSettings", "UpdateMaxRecordSize", "UpdateShardCount", "UpdateStreamMode",
-    "UpdateStreamWarmThroughput",
-})
+KINESIS_OPERATIONS = frozenset(
+    {
+        "AddTagsToStream",
+        "CreateStream",
+        "DecreaseStreamRetentionPeriod",
+        "DeleteResourcePolicy",
+        "DeleteStream",
+        "DeregisterStreamConsumer",
+        "DescribeAccountSettings",
+        "DescribeLimits",
+        "DescribeStream",
+        "DescribeStreamConsumer",
+        "DescribeStreamSummary",
+        "DisableEnhancedMonitoring",
+        "EnableEnhancedMonitoring",
+        "GetRecords",
+        "GetResourcePolicy",
+        "GetShardIterator",
+        "IncreaseStreamRetentionPeriod",
+        "ListShards",
+        "ListStreamConsumers",
+        "ListStreams",
+        "ListTagsForResource",
+        "ListTagsForStream",
+        "MergeShards",
+        "PutRecord",
+        "PutRecords",
+        "PutResourcePolicy",
+        "RegisterStreamConsumer",
+        "RemoveTagsFromStream",
+        "SplitShard",
+        "StartStreamEncryption",
+        "StopStreamEncryption",
+        "SubscribeToShard",
+        "TagResource",
+        "UntagResource",
+        "UpdateAccountSettings",
+        "UpdateMaxRecordSize",
+        "UpdateShardCount",
+        "UpdateStreamMode",
+        "UpdateStreamWarmThroughput",
+    }
+)
 #: Actions whose resource is a consumer's ARN (Service Authorization Reference, "Actions defined by Amazon Kinesis
 #: Data Streams"); every other action the connector needs acts on the stream's ARN.
 CONSUMER_ACTIONS = frozenset({"SubscribeToShard", "DescribeStreamConsumer", "DeregisterStreamConsumer"})
@@ -65,13 +97,14 @@ def marked_blocks() -> list[tuple[str, str, str]]:
         marker = re.fullmatch(r"<!-- (iam-policy|json): ([a-z-]+) -->", lines[i - 1].strip())
         assert marker, f"docs/security.md line {i + 1}: a json block without a marker comment on the line before"
         end = lines.index("```", i + 1)
-        blocks.append((marker.group(1), marker.group(2), "\n".join(lines[i + 1:end])))
+        blocks.append((marker.group(1), marker.group(2), "\n".join(lines[i + 1 : end])))
     return blocks
 
 
 def policy(name: str) -> dict[str, Any]:
-    found: list[dict[str, Any]] = [json.loads(text) for kind, n, text in marked_blocks()
-                                   if kind == "iam-policy" and n == name]
+    found: list[dict[str, Any]] = [
+        json.loads(text) for kind, n, text in marked_blocks() if kind == "iam-policy" and n == name
+    ]
     assert len(found) == 1, f"docs/security.md has {len(found)} policies marked {name}"
     return found[0]
 
@@ -103,8 +136,9 @@ def test_every_json_block_parses_and_the_policies_name_the_resources_aws_documen
                 operation = action.partition(":")[2]
                 form = CONSUMER_ARN if operation in CONSUMER_ACTIONS else STREAM_ARN
                 resources = as_list(statement["Resource"])
-                assert all(form.fullmatch(r) for r in resources), \
+                assert all(form.fullmatch(r) for r in resources), (
                     f"{name}: {action} acts on a {'consumer' if form is CONSUMER_ARN else 'stream'} ARN, not {resources}"
+                )
 
 
 # --- Running jobs as a key ---------------------------------------------------------------------------------------
@@ -167,7 +201,9 @@ def streams(simulator_endpoint: str) -> Streams:
         client.create_stream(StreamName=name, ShardCount=2)
         client.get_waiter("stream_exists").wait(StreamName=name, WaiterConfig={"Delay": 0.2})
     records = [f"record-{i}" for i in range(20)]
-    client.put_records(StreamName=read, Records=[{"PartitionKey": f"k{i}", "Data": d.encode()} for i, d in enumerate(records)])
+    client.put_records(
+        StreamName=read, Records=[{"PartitionKey": f"k{i}", "Data": d.encode()} for i, d in enumerate(records)]
+    )
     shards = frozenset(s["ShardId"] for s in client.list_shards(StreamName=read)["Shards"])
     return Streams(simulator_endpoint, read, frozenset(records), shards, write)
 
@@ -186,10 +222,15 @@ class Job:
 
 def polling_read(spark: SparkSession, streams: Streams, key: Key) -> Job:
     def run() -> None:
-        rows = (spark.read.format("kinesis")
-                .options(streamName=streams.read, initialPosition="trim_horizon", **connection(streams, key))
-                .load().select(F.col("data").cast("string")).collect())
+        rows = (
+            spark.read.format("kinesis")
+            .options(streamName=streams.read, initialPosition="trim_horizon", **connection(streams, key))
+            .load()
+            .select(F.col("data").cast("string"))
+            .collect()
+        )
         assert frozenset(r[0] for r in rows) == streams.records
+
     return Job(run)
 
 
@@ -197,8 +238,11 @@ def consumers_left(streams: Streams) -> list[str]:
     """ARNs of the read stream's consumers that are registered and not being deleted."""
     client = kinesis_client(streams.endpoint)
     arn = client.describe_stream_summary(StreamName=streams.read)["StreamDescriptionSummary"]["StreamARN"]
-    return [c["ConsumerARN"] for c in client.list_stream_consumers(StreamARN=arn)["Consumers"]
-            if c["ConsumerStatus"] != "DELETING"]
+    return [
+        c["ConsumerARN"]
+        for c in client.list_stream_consumers(StreamARN=arn)["Consumers"]
+        if c["ConsumerStatus"] != "DELETING"
+    ]
 
 
 def efo_read(spark: SparkSession, streams: Streams, key: Key, timeout: int = 120) -> Job:
@@ -206,12 +250,23 @@ def efo_read(spark: SparkSession, streams: Streams, key: Key, timeout: int = 120
 
     def run() -> None:
         with tempfile.TemporaryDirectory(prefix="iam-efo-") as checkpoint:
-            query = (spark.readStream.format("kinesis")
-                     .options(streamName=streams.read, initialPosition="trim_horizon", consumerMode="efo",
-                              requireConsumerDeregistration="true", **connection(streams, key))
-                     .load().select(F.col("data").cast("string").alias("data"))
-                     .writeStream.format("memory").queryName(name).option("checkpointLocation", checkpoint)
-                     .trigger(availableNow=True).start())
+            query = (
+                spark.readStream.format("kinesis")
+                .options(
+                    streamName=streams.read,
+                    initialPosition="trim_horizon",
+                    consumerMode="efo",
+                    requireConsumerDeregistration="true",
+                    **connection(streams, key),
+                )
+                .load()
+                .select(F.col("data").cast("string").alias("data"))
+                .writeStream.format("memory")
+                .queryName(name)
+                .option("checkpointLocation", checkpoint)
+                .trigger(availableNow=True)
+                .start()
+            )
             try:
                 assert query.awaitTermination(timeout), f"the availableNow query did not finish within {timeout} s"
             finally:
@@ -222,6 +277,7 @@ def efo_read(spark: SparkSession, streams: Streams, key: Key, timeout: int = 120
         # requireConsumerDeregistration: the query's consumer is DELETING (then gone) once it stopped.
         left = consumers_left(streams)
         assert not left, f"consumers still registered after the query stopped: {left}"
+
     return Job(run, check)
 
 
@@ -230,33 +286,51 @@ def batch_write(spark: SparkSession, streams: Streams, key: Key) -> Job:
     data = [f"{tag}-{i}" for i in range(20)]
 
     def run() -> None:
-        (spark.createDataFrame([(f"k{i}", d) for i, d in enumerate(data)], "partitionKey string, data string")
-         .write.format("kinesis").mode("append").options(streamName=streams.write, **connection(streams, key)).save())
+        (
+            spark.createDataFrame([(f"k{i}", d) for i, d in enumerate(data)], "partitionKey string, data string")
+            .write.format("kinesis")
+            .mode("append")
+            .options(streamName=streams.write, **connection(streams, key))
+            .save()
+        )
 
     def check() -> None:
-        stored = {r["Data"].decode() for _, records in records_by_shard(kinesis_client(streams.endpoint), streams.write)
-                  for r in records}
+        stored = {
+            r["Data"].decode()
+            for _, records in records_by_shard(kinesis_client(streams.endpoint), streams.write)
+            for r in records
+        }
         assert set(data) <= stored, f"records not written: {sorted(set(data) - stored)}"
+
     return Job(run, check)
 
 
 def shard_listing(spark: SparkSession, streams: Streams, key: Key) -> Job:
     # kinesis_shards(...) resolves to this provider; the SQL extension is a static setting the shared session lacks.
     def run() -> None:
-        rows = (spark.read.format("io.github.sparkkinesis.sql.KinesisShardsProvider")
-                .options(streamName=streams.read, **connection(streams, key)).load().collect())
+        rows = (
+            spark.read.format("io.github.sparkkinesis.sql.KinesisShardsProvider")
+            .options(streamName=streams.read, **connection(streams, key))
+            .load()
+            .collect()
+        )
         assert frozenset(r.shardId for r in rows) == streams.shards
+
     return Job(run)
 
 
 JOBS: dict[str, Callable[[SparkSession, Streams, Key], Job]] = {
-    "polling-read": polling_read, "efo-read": efo_read, "write": batch_write, "kinesis-shards": shard_listing,
+    "polling-read": polling_read,
+    "efo-read": efo_read,
+    "write": batch_write,
+    "kinesis-shards": shard_listing,
 }
 
 
 @pytest.mark.parametrize("name", POLICIES)
 def test_the_policy_is_enough_for_its_job_and_the_job_calls_nothing_else(
-        name: str, spark: SparkSession, streams: Streams, auth: Auth) -> None:
+    name: str, spark: SparkSession, streams: Streams, auth: Auth
+) -> None:
     allowed = allowed_actions(policy(name))
     unrestricted = Key.new()
     auth.allow_only(unrestricted, KINESIS_OPERATIONS)
@@ -303,7 +377,8 @@ def jvm_warnings(spark: SparkSession, logger: str) -> Iterator[Callable[[], str]
 #: they are needed; docs/security.md says when they are).
 NEEDED = [
     pytest.param(name, action)
-    for name in POLICIES for action in sorted(allowed_actions(policy(name)))
+    for name in POLICIES
+    for action in sorted(allowed_actions(policy(name)))
     if not (name == "efo-read" and action in EFO_REPLAY_ACTIONS)
 ]
 #: A denied call fails the job within seconds (it is not retried); a query still running after this failed to.
@@ -312,7 +387,8 @@ FAILS_WITHIN_SECONDS = 15
 
 @pytest.mark.parametrize(("name", "action"), NEEDED)
 def test_without_any_one_action_the_job_fails_naming_it_or_logs_what_it_gives_up(
-        name: str, action: str, spark: SparkSession, streams: Streams, auth: Auth) -> None:
+    name: str, action: str, spark: SparkSession, streams: Streams, auth: Auth
+) -> None:
     key = Key.new()
     auth.allow_only(key, allowed_actions(policy(name)) - {action})
     job = efo_read(spark, streams, key, FAILS_WITHIN_SECONDS) if name == "efo-read" else JOBS[name](spark, streams, key)

@@ -28,9 +28,17 @@ PACKAGED_TABLE = Path(pyspark_kinesis.__file__).resolve().parent / "_options.jso
 def test_the_packaged_table_is_the_one_the_bundled_jar_generates() -> None:
     spark_jars = os.path.join(os.path.dirname(pyspark.__file__), "jars", "*")
     generated = subprocess.run(
-        ["java", "-cp", f"{connector_jar()}{os.pathsep}{spark_jars}",
-         "io.github.sparkkinesis.options.PythonOptionsTable", "-"],
-        check=True, capture_output=True, text=True, timeout=120,
+        [
+            "java",
+            "-cp",
+            f"{connector_jar()}{os.pathsep}{spark_jars}",
+            "io.github.sparkkinesis.options.PythonOptionsTable",
+            "-",
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=120,
     ).stdout
     assert PACKAGED_TABLE.read_text(encoding="utf-8") == generated, (
         "pyspark_kinesis/_options.json differs from the connector jar's KinesisOptions: run 'make python-options'"
@@ -44,11 +52,11 @@ def test_the_table_reads_into_options_with_their_secrets_and_defaults() -> None:
     assert _options.find("STREAMNAME") is not None and _options.key("streamname") == "streamName"
     assert {o.key for o in options if o.secret} == {"awsAccessKey", "awsSecretKey", "awsSessionToken", "roleExternalId"}
     assert _options.find("maxRecordsPerFetch") == _options.KinesisOption(
-        "maxRecordsPerFetch", "10000", "source", False, "Limit of one GetRecords call (1..10000)")
+        "maxRecordsPerFetch", "10000", "source", False, "Limit of one GetRecords call (1..10000)"
+    )
     assert _options.find("noSuchOption") is None
     with pytest.raises(RuntimeError, match="'noSuchOption' is not in pyspark_kinesis's options table"):
         _options.key("noSuchOption")
-
 
 
 @pytest.fixture
@@ -100,10 +108,9 @@ def _jvm_and_computed(make: Callable[[], Any], monkeypatch: pytest.MonkeyPatch) 
     return jvm, computed
 
 
-BUILDER_RECIPES: list[tuple[Callable[[], Any], Recipe]] = (
-    [(lambda: KinesisSources.kinesis("clicks"), recipe) for recipe in SOURCE_RECIPES]
-    + [(lambda: KinesisSinks.kinesis("out"), recipe) for recipe in SINK_RECIPES]
-)
+BUILDER_RECIPES: list[tuple[Callable[[], Any], Recipe]] = [
+    (lambda: KinesisSources.kinesis("clicks"), recipe) for recipe in SOURCE_RECIPES
+] + [(lambda: KinesisSinks.kinesis("out"), recipe) for recipe in SINK_RECIPES]
 
 
 @pytest.mark.parametrize("entry, recipe", BUILDER_RECIPES)
@@ -147,8 +154,10 @@ def test_computed_builders_check_arguments_and_mask_secrets(computed: None) -> N
         KinesisSinks.kinesis("s", "k", "v")  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize("value", [0.0, -0.0, 1.0, 1.5, 2.0, 0.001, 0.0005, 1e-5, 123456.789, 1e7, 1.25e7, 3e20,
-                                   -4.5e-9, float("inf"), float("nan")])
+@pytest.mark.parametrize(
+    "value",
+    [0.0, -0.0, 1.0, 1.5, 2.0, 0.001, 0.0005, 1e-5, 123456.789, 1e7, 1.25e7, 3e20, -4.5e-9, float("inf"), float("nan")],
+)
 def test_doubles_are_written_as_the_jvm_writes_them(spark: SparkSession, value: float) -> None:
     jvm = spark.sparkContext._jvm
     assert jvm is not None

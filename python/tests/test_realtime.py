@@ -45,7 +45,8 @@ def _copied(client: Any, stream: str) -> list[dict[str, Any]]:
 
 
 def test_enhanced_fan_out_real_time_rows_leave_inside_the_batch_and_a_restart_mid_batch_loses_nothing(
-        spark: SparkSession, simulator_endpoint: str, simulator_admin: Any) -> None:
+    spark: SparkSession, simulator_endpoint: str, simulator_admin: Any
+) -> None:
     client = kinesis_client(simulator_endpoint)
     source, target = f"py-rtm-{uuid.uuid4().hex[:8]}", f"py-rtm-out-{uuid.uuid4().hex[:8]}"
     for name, shards in ((source, 2), (target, 1)):
@@ -53,21 +54,34 @@ def test_enhanced_fan_out_real_time_rows_leave_inside_the_batch_and_a_restart_mi
         client.get_waiter("stream_exists").wait(StreamName=name, WaiterConfig={"Delay": 0.2})
     endpoint = {"endpoint": simulator_endpoint, "region": "us-east-1", "awsAccessKey": "test", "awsSecretKey": "test"}
     checkpoint = f"/tmp/py-rtm-{uuid.uuid4().hex}"
-    rows = (spark.readStream.format("kinesis").options(streamName=source, initialPosition="trim_horizon",
-                                                       consumerMode="efo", **endpoint).load()
-            .select("partitionKey", F.to_json(F.struct("shardId", "sequenceNumber",
-                                                       F.col("data").cast("string").alias("text"))).alias("data")))
+    rows = (
+        spark.readStream.format("kinesis")
+        .options(streamName=source, initialPosition="trim_horizon", consumerMode="efo", **endpoint)
+        .load()
+        .select(
+            "partitionKey",
+            F.to_json(F.struct("shardId", "sequenceNumber", F.col("data").cast("string").alias("text"))).alias("data"),
+        )
+    )
 
     def start(batch: str) -> StreamingQuery:
         # Spark 4.3 tracks real-time progress asynchronously by default, for the sinks it names only; the Kinesis
         # sink is at-least-once either way, so the check is overridden (docs/writing.md, "Real-time mode").
-        return (rows.writeStream.format("kinesis").options(streamName=target, **endpoint)
-                .option("_asyncProgressTrackingOverrideSinkSupportCheck", "true")
-                .option("checkpointLocation", checkpoint).outputMode("update").trigger(realTime=batch).start())
+        return (
+            rows.writeStream.format("kinesis")
+            .options(streamName=target, **endpoint)
+            .option("_asyncProgressTrackingOverrideSinkSupportCheck", "true")
+            .option("checkpointLocation", checkpoint)
+            .outputMode("update")
+            .trigger(realTime=batch)
+            .start()
+        )
 
     # Spark allows only its own sinks in real-time mode unless told otherwise; 1 s batches keep the restart quick.
-    with sql_conf(spark, "spark.sql.streaming.realTimeMode.allowlistCheck", "false"), \
-            sql_conf(spark, "spark.sql.streaming.realTimeMode.minBatchDuration", "1000"):
+    with (
+        sql_conf(spark, "spark.sql.streaming.realTimeMode.allowlistCheck", "false"),
+        sql_conf(spark, "spark.sql.streaming.realTimeMode.minBatchDuration", "1000"),
+    ):
         query = start("60 seconds")
         try:
             _wait(lambda: bool(query.status["isTriggerActive"]), 60, "the real-time tasks to run")
@@ -81,8 +95,11 @@ def test_enhanced_fan_out_real_time_rows_leave_inside_the_batch_and_a_restart_mi
         query = start("1 second")
         try:
             late = _put(client, source, "late", 30)
-            _wait(lambda: {r["text"] for r in _copied(client, target)} >= {d for _, d in mid + late}, 60,
-                  "every record after the restart")
+            _wait(
+                lambda: {r["text"] for r in _copied(client, target)} >= {d for _, d in mid + late},
+                60,
+                "every record after the restart",
+            )
         finally:
             query.stop()
 
@@ -95,10 +112,12 @@ def test_enhanced_fan_out_real_time_rows_leave_inside_the_batch_and_a_restart_mi
     # Per shard and key (the sink keeps each key's order, not the order across keys).
     key_of = dict((d, k) for k, d in mid + late)
     for shard, key in {(r["shardId"], key_of[r["text"]]) for r in cut}:
+
         def sequences(rs: list[dict[str, Any]]) -> list[str]:
             return [r["sequenceNumber"] for r in rs if r["shardId"] == shard and key_of[r["text"]] == key]
-        before, after = sequences(cut), sequences(copied[len(cut):])
-        assert after[:len(before)] == before, f"{shard} / {key} was replayed differently: {before} then {after}"
+
+        before, after = sequences(cut), sequences(copied[len(cut) :])
+        assert after[: len(before)] == before, f"{shard} / {key} was replayed differently: {before} then {after}"
     # Each key's first copies keep the order they were put in.
     first: list[str] = []
     for r in copied:

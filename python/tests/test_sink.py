@@ -27,9 +27,13 @@ def test_batch_write_reads_back_with_boto3(spark: SparkSession, kinesis_endpoint
         F.to_json(F.struct(F.col("id"))).alias("data"),
     )
     (
-        df.write.format("kinesis").mode("append")
-        .option("streamName", stream).option("endpoint", kinesis_endpoint).option("region", "us-east-1")
-        .option("awsAccessKey", "test").option("awsSecretKey", "test")
+        df.write.format("kinesis")
+        .mode("append")
+        .option("streamName", stream)
+        .option("endpoint", kinesis_endpoint)
+        .option("region", "us-east-1")
+        .option("awsAccessKey", "test")
+        .option("awsSecretKey", "test")
         .save()
     )
 

@@ -31,10 +31,12 @@ def _input(spark: SparkSession) -> DataFrame:
     fifth = F.col("id") % 5 == 0
     return spark.range(0, ROWS, 1, 2).select(
         F.when(fifth, F.concat(F.lit("e"), (F.col("id") % 7).cast("string")))
-        .otherwise(F.concat(F.lit("k"), (F.col("id") % 40).cast("string"))).alias("partitionKey"),
+        .otherwise(F.concat(F.lit("k"), (F.col("id") % 40).cast("string")))
+        .alias("partitionKey"),
         F.col("id").cast("string").alias("data"),
-        F.when(fifth, F.element_at(F.array(*[F.lit(_hash_key(j)) for j in range(7)]), (F.col("id") % 7 + 1).cast("int")))
-        .alias("explicitHashKey"),
+        F.when(
+            fifth, F.element_at(F.array(*[F.lit(_hash_key(j)) for j in range(7)]), (F.col("id") % 7 + 1).cast("int"))
+        ).alias("explicitHashKey"),
     )
 
 
@@ -89,8 +91,9 @@ def test_aws_kinesis_agg_and_the_source_read_every_user_record_once_with_its_key
     assert all(_in_order(ids) for ids in by_key.values())
 
     source = _connect(KinesisSources.kinesis(stream), kinesis_endpoint).withInitialPosition("trim_horizon")
-    rows = sorted(source.buildBatch(spark).collect(),
-                  key=lambda r: (r.shardId, int(r.sequenceNumber), r.subSequenceNumber))
+    rows = sorted(
+        source.buildBatch(spark).collect(), key=lambda r: (r.shardId, int(r.sequenceNumber), r.subSequenceNumber)
+    )
     ids = [int(bytes(r.data).decode()) for r in rows]
     assert sorted(ids) == list(range(ROWS))
     assert all(r.partitionKey == _expected(int(bytes(r.data).decode()))[0] for r in rows)

@@ -18,8 +18,11 @@ from pyspark.sql.utils import StreamingQueryException
 @pytest.fixture()
 def kinesis(kinesis_endpoint: str) -> Any:
     return boto3.client(
-        "kinesis", endpoint_url=kinesis_endpoint, region_name="us-east-1",
-        aws_access_key_id="test", aws_secret_access_key="test",
+        "kinesis",
+        endpoint_url=kinesis_endpoint,
+        region_name="us-east-1",
+        aws_access_key_id="test",
+        aws_secret_access_key="test",
     )
 
 
@@ -47,14 +50,22 @@ def read_all(spark: SparkSession, endpoint: str, stream: str, checkpoint: str, *
     out = checkpoint + "-out"
     reader = (
         spark.readStream.format("kinesis")
-        .option("streamName", stream).option("endpoint", endpoint).option("region", "us-east-1")
-        .option("awsAccessKey", "test").option("awsSecretKey", "test").option("initialPosition", "trim_horizon")
+        .option("streamName", stream)
+        .option("endpoint", endpoint)
+        .option("region", "us-east-1")
+        .option("awsAccessKey", "test")
+        .option("awsSecretKey", "test")
+        .option("initialPosition", "trim_horizon")
     )
     for key, value in options.items():
         reader = reader.option(key, value)
     query = (
-        reader.load().writeStream.format("parquet").option("path", out)
-        .option("checkpointLocation", checkpoint).trigger(availableNow=True).start()
+        reader.load()
+        .writeStream.format("parquet")
+        .option("path", out)
+        .option("checkpointLocation", checkpoint)
+        .trigger(availableNow=True)
+        .start()
     )
     query.awaitTermination(120)
     if query.exception() is not None:
@@ -156,10 +167,18 @@ def test_an_aggregate_in_a_shard_that_does_not_hold_all_its_keys_is_skipped_whol
     out, checkpoint = str(tmp_path / "out"), str(tmp_path / "cp")
     query = (
         spark.readStream.format("kinesis")
-        .option("streamName", stream).option("endpoint", kinesis_endpoint).option("region", "us-east-1")
-        .option("awsAccessKey", "test").option("awsSecretKey", "test").option("initialPosition", "trim_horizon")
-        .load().writeStream.format("parquet").option("path", out)
-        .option("checkpointLocation", checkpoint).trigger(availableNow=True).start()
+        .option("streamName", stream)
+        .option("endpoint", kinesis_endpoint)
+        .option("region", "us-east-1")
+        .option("awsAccessKey", "test")
+        .option("awsSecretKey", "test")
+        .option("initialPosition", "trim_horizon")
+        .load()
+        .writeStream.format("parquet")
+        .option("path", out)
+        .option("checkpointLocation", checkpoint)
+        .trigger(availableNow=True)
+        .start()
     )
     query.awaitTermination(120)
     assert query.exception() is None

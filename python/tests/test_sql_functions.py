@@ -26,8 +26,13 @@ def test_read_kinesis_and_kinesis_shards_from_pyspark(kinesis_endpoint: str) -> 
     client.split_shard(StreamName=stream, ShardToSplit=parent["ShardId"], NewStartingHashKey=str(middle))
     client.get_waiter("stream_exists").wait(StreamName=stream, WaiterConfig={"Delay": 0.2})
 
-    run = subprocess.run([sys.executable, str(JOB), kinesis_endpoint, stream], capture_output=True, text=True,
-                         timeout=300, cwd=JOB.parent)
+    run = subprocess.run(
+        [sys.executable, str(JOB), kinesis_endpoint, stream],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=JOB.parent,
+    )
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     out = json.loads(run.stdout.strip().splitlines()[-1])
 

@@ -68,8 +68,12 @@ def offline_env(extra_path: Path | None = None) -> dict[str, str]:
     if extra_path is not None:
         path.insert(0, str(extra_path))
     env.update(
-        PATH=os.pathsep.join(path), PYTHONNOUSERSITE="1", PIP_CONFIG_FILE=os.devnull, PIP_NO_INDEX="1",
-        PIP_DISABLE_PIP_VERSION_CHECK="1", SPARK_LOCAL_IP="127.0.0.1",
+        PATH=os.pathsep.join(path),
+        PYTHONNOUSERSITE="1",
+        PIP_CONFIG_FILE=os.devnull,
+        PIP_NO_INDEX="1",
+        PIP_DISABLE_PIP_VERSION_CHECK="1",
+        SPARK_LOCAL_IP="127.0.0.1",
     )
     return env
 
@@ -105,10 +109,22 @@ class NetworkAudit:
         log = self.log_dir / f"{step}.strace"
         if self.traced:
             # --seccomp-bpf stops the process only on the traced calls, so the JVM runs at nearly full speed.
-            command = ["strace", "-f", "--seccomp-bpf", "-qq", "-e", "signal=none", "-e", "trace=connect,sendto,sendmsg",
-                       "-o", str(log), *command]
-        with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                              start_new_session=True, **kwargs) as process:
+            command = [
+                "strace",
+                "-f",
+                "--seccomp-bpf",
+                "-qq",
+                "-e",
+                "signal=none",
+                "-e",
+                "trace=connect,sendto,sendmsg",
+                "-o",
+                str(log),
+                *command,
+            ]
+        with subprocess.Popen(
+            command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True, **kwargs
+        ) as process:
             try:
                 stdout, stderr = process.communicate(timeout=timeout)
             except subprocess.TimeoutExpired:
@@ -121,8 +137,11 @@ class NetworkAudit:
 
     def off_loopback(self, allowed: Collection[str] = ()) -> dict[str, list[tuple[str, int]]]:
         """Per step, the addresses reached that are neither loopback (nor unspecified) nor in `allowed`."""
-        return {step: bad for step, found in self.addresses.items()
-                if (bad := [(a, p) for a, p in found if not is_local(a) and a not in allowed])}
+        return {
+            step: bad
+            for step, found in self.addresses.items()
+            if (bad := [(a, p) for a, p in found if not is_local(a) and a not in allowed])
+        }
 
 
 def connected_addresses(strace_log: str) -> list[tuple[str, int]]:
@@ -140,7 +159,9 @@ def is_local(address: str) -> bool:
 
 def checked(result: subprocess.CompletedProcess[str], what: str) -> subprocess.CompletedProcess[str]:
     """`result`, or a failure showing the ends of its output."""
-    assert result.returncode == 0, f"{what} failed ({result.returncode}):\n{result.stdout[-4000:]}\n{result.stderr[-6000:]}"
+    assert result.returncode == 0, (
+        f"{what} failed ({result.returncode}):\n{result.stdout[-4000:]}\n{result.stderr[-6000:]}"
+    )
     return result
 
 
@@ -200,7 +221,7 @@ def repack_installed(name: str, out_dir: Path) -> Path:
         for arcname, source in entries:
             payload = source.read_bytes()
             if arcname.startswith(f"{data}/scripts/") and re.match(rb"#![^\n]*python", payload):
-                payload = b"#!python" + payload[payload.index(b"\n"):]
+                payload = b"#!python" + payload[payload.index(b"\n") :]
             info = zipfile.ZipInfo.from_file(source, arcname)
             # Jars are zip files already: storing them saves most of the time, deflating them gains nothing.
             info.compress_type = zipfile.ZIP_STORED if arcname.endswith(".jar") else zipfile.ZIP_DEFLATED
@@ -236,9 +257,10 @@ def source_jars() -> list[Path]:
     """The connector jars `make python-jar` put in the package folder, Spark 3.5's (2.12) then Spark 4's (2.13):
     what the wheel must carry."""
     jars = sorted((PYTHON_DIR / "pyspark_kinesis" / "jars").glob("spark-kinesis-assembly_*.jar"))
-    assert [j.name.split("-")[2] for j in jars] == ["assembly_2.12", "assembly_2.13"], \
-        f"expected a 2.12 and a 2.13 connector jar in python/pyspark_kinesis/jars, found {jars}: " \
+    assert [j.name.split("-")[2] for j in jars] == ["assembly_2.12", "assembly_2.13"], (
+        f"expected a 2.12 and a 2.13 connector jar in python/pyspark_kinesis/jars, found {jars}: "
         "run 'make build && make python-jar'"
+    )
     return jars
 
 
@@ -277,24 +299,76 @@ def installation() -> Iterator[Installation]:
         audit = NetworkAudit(work)
         env = offline_env()
         source = work / "src"
-        shutil.copytree(PYTHON_DIR, source, ignore=shutil.ignore_patterns(
-            "build", "dist", "*.egg-info", "__pycache__", ".mypy_cache", "tests"))
-        checked(audit.run("build", [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-index",
-                                    "--no-build-isolation", "--no-cache-dir", "--wheel-dir", str(work / "dist"),
-                                    str(source)], timeout=300, env=env, cwd=work), "building the wheel")
+        shutil.copytree(
+            PYTHON_DIR,
+            source,
+            ignore=shutil.ignore_patterns("build", "dist", "*.egg-info", "__pycache__", ".mypy_cache", "tests"),
+        )
+        checked(
+            audit.run(
+                "build",
+                [
+                    sys.executable,
+                    "-m",
+                    "pip",
+                    "wheel",
+                    "--no-deps",
+                    "--no-index",
+                    "--no-build-isolation",
+                    "--no-cache-dir",
+                    "--wheel-dir",
+                    str(work / "dist"),
+                    str(source),
+                ],
+                timeout=300,
+                env=env,
+                cwd=work,
+            ),
+            "building the wheel",
+        )
         wheel = next((work / "dist").glob("pyspark_kinesis-*.whl"))
 
         venv = work / "venv"
-        checked(audit.run("venv", [sys.executable, "-m", "venv", "--without-pip", str(venv)], timeout=120, env=env),
-                "creating the venv")
+        checked(
+            audit.run("venv", [sys.executable, "-m", "venv", "--without-pip", str(venv)], timeout=120, env=env),
+            "creating the venv",
+        )
         python = venv / "bin" / "python"
         wheels = wheelhouse()
-        install = checked(audit.run("install", [
-            sys.executable, "-m", "pip", "--python", str(python), "install", "--no-index", "--no-cache-dir",
-            "--find-links", str(wheels), str(wheel)], timeout=600, env=env, cwd=work), "installing the wheel")
-        site = Path(checked(subprocess.run(
-            [str(python), "-I", "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
-            capture_output=True, text=True, timeout=60, env=env), "asking the venv for its site-packages").stdout.strip())
+        install = checked(
+            audit.run(
+                "install",
+                [
+                    sys.executable,
+                    "-m",
+                    "pip",
+                    "--python",
+                    str(python),
+                    "install",
+                    "--no-index",
+                    "--no-cache-dir",
+                    "--find-links",
+                    str(wheels),
+                    str(wheel),
+                ],
+                timeout=600,
+                env=env,
+                cwd=work,
+            ),
+            "installing the wheel",
+        )
+        site = Path(
+            checked(
+                subprocess.run(
+                    [str(python), "-I", "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+                    capture_output=True,
+                    text=True,
+                    timeout=60,
+                    env=env,
+                ),
+                "asking the venv for its site-packages",
+            ).stdout.strip()
+        )
         yield Installation(work, wheel, venv, python, site, audit, install.stdout)
 
 
@@ -320,8 +394,13 @@ def test_the_wheel_carries_the_connector_jar_and_installs_offline(installation: 
 @pytest.fixture()
 def stream(kinesis_endpoint: str) -> str:
     """A new 2-shard stream on the session's Kinesis endpoint."""
-    client = boto3.client("kinesis", endpoint_url=kinesis_endpoint, region_name="us-east-1",
-                          aws_access_key_id="test", aws_secret_access_key="test")
+    client = boto3.client(
+        "kinesis",
+        endpoint_url=kinesis_endpoint,
+        region_name="us-east-1",
+        aws_access_key_id="test",
+        aws_secret_access_key="test",
+    )
     name = f"wheel-{uuid.uuid4().hex[:8]}"
     client.create_stream(StreamName=name, ShardCount=2)
     client.get_waiter("stream_exists").wait(StreamName=name, WaiterConfig={"Delay": 0.2})
@@ -336,12 +415,17 @@ def test_a_job_in_the_fresh_venv_writes_and_reads_back_on_the_installed_jar(
     env = offline_env(extra_path=installation.python.parent)
     env["PYSPARK_PYTHON"] = env["PYSPARK_DRIVER_PYTHON"] = str(installation.python)
     # -I: the job sees neither the environment's PYTHON* settings nor its own folder (python/tests) on sys.path.
-    run = installation.audit.run("job", [str(installation.python), "-I", str(JOB), kinesis_endpoint, stream,
-                                         str(job_dir), str(RECORDS)], timeout=300, env=env, cwd=job_dir)
+    run = installation.audit.run(
+        "job",
+        [str(installation.python), "-I", str(JOB), kinesis_endpoint, stream, str(job_dir), str(RECORDS)],
+        timeout=300,
+        env=env,
+        cwd=job_dir,
+    )
     checked(run, "the job")
     lines = [line for line in run.stdout.splitlines() if line.startswith("RESULT ")]
     assert lines, run.stdout[-4000:] + run.stderr[-4000:]
-    result = json.loads(lines[-1][len("RESULT "):])
+    result = json.loads(lines[-1][len("RESULT ") :])
 
     expected = sorted([f"key-{i % 10}", f"record-{i}"] for i in range(RECORDS))
     assert sorted(result["records"]) == expected, f"{len(result['records'])} of {RECORDS} records came back"
@@ -369,18 +453,21 @@ def test_a_job_in_the_fresh_venv_writes_and_reads_back_on_the_installed_jar(
 
 
 def test_the_audit_reads_addresses_from_strace_and_flags_those_off_the_loopback(tmp_path: Path) -> None:
-    log = "\n".join([
-        '7 connect(3, {sa_family=AF_INET, sin_port=htons(4567), sin_addr=inet_addr("127.0.0.1")}, 16) = 0',
-        '7 connect(5, {sa_family=AF_INET6, sin6_port=htons(4567), sin6_flowinfo=htonl(0), '
-        'inet_pton(AF_INET6, "::ffff:127.0.0.1", &sin6_addr), sin6_scope_id=0}, 28) = -1 EINPROGRESS',
-        '8 connect(6, {sa_family=AF_UNIX, sun_path="/var/run/nscd/socket"}, 110) = -1 ENOENT',
-        '8 sendto(7, "x", 1, 0, {sa_family=AF_INET, sin_port=htons(53), sin_addr=inet_addr("192.0.2.53")}, 16) = 1',
-        '9 connect(8, {sa_family=AF_INET6, sin6_port=htons(443), sin6_flowinfo=htonl(0), '
-        'inet_pton(AF_INET6, "2001:db8::1", &sin6_addr), sin6_scope_id=0}, 28) = -1 ENETUNREACH',
-    ])
+    log = "\n".join(
+        [
+            '7 connect(3, {sa_family=AF_INET, sin_port=htons(4567), sin_addr=inet_addr("127.0.0.1")}, 16) = 0',
+            "7 connect(5, {sa_family=AF_INET6, sin6_port=htons(4567), sin6_flowinfo=htonl(0), "
+            'inet_pton(AF_INET6, "::ffff:127.0.0.1", &sin6_addr), sin6_scope_id=0}, 28) = -1 EINPROGRESS',
+            '8 connect(6, {sa_family=AF_UNIX, sun_path="/var/run/nscd/socket"}, 110) = -1 ENOENT',
+            '8 sendto(7, "x", 1, 0, {sa_family=AF_INET, sin_port=htons(53), sin_addr=inet_addr("192.0.2.53")}, 16) = 1',
+            "9 connect(8, {sa_family=AF_INET6, sin6_port=htons(443), sin6_flowinfo=htonl(0), "
+            'inet_pton(AF_INET6, "2001:db8::1", &sin6_addr), sin6_scope_id=0}, 28) = -1 ENETUNREACH',
+        ]
+    )
     found = connected_addresses(log)
-    assert sorted(found) == sorted([("127.0.0.1", 4567), ("::ffff:127.0.0.1", 4567), ("192.0.2.53", 53),
-                                    ("2001:db8::1", 443)])
+    assert sorted(found) == sorted(
+        [("127.0.0.1", 4567), ("::ffff:127.0.0.1", 4567), ("192.0.2.53", 53), ("2001:db8::1", 443)]
+    )
     audit = NetworkAudit(tmp_path)
     audit.addresses = {"job": found, "install": [("::1", 80), ("0.0.0.0", 1)]}
     assert audit.off_loopback() == {"job": [("192.0.2.53", 53), ("2001:db8::1", 443)]}

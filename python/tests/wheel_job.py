@@ -29,9 +29,12 @@ READ_TIMEOUT_S = 150
 
 def run(endpoint: str, stream: str, work_dir: str, records: int) -> dict[str, Any]:
     """Write `records` records to `stream`, read them back and report what the test checks."""
-    builder = SparkSession.builder.master("local[2]").appName("pyspark-kinesis-wheel").config("spark.ui.enabled", "false")
+    builder = (
+        SparkSession.builder.master("local[2]").appName("pyspark-kinesis-wheel").config("spark.ui.enabled", "false")
+    )
     spark = configure_spark(builder).getOrCreate()
     try:
+
         def connect(kinesis: Any) -> Any:
             return kinesis.withEndpoint(endpoint).withRegion("us-east-1").withCredentials("test", "test")
 
@@ -43,9 +46,12 @@ def run(endpoint: str, stream: str, work_dir: str, records: int) -> dict[str, An
 
         source = connect(KinesisSources.kinesis(stream)).withInitialPosition("trim_horizon").build(spark)
         query = (
-            source.selectExpr("partitionKey", "cast(data as string) as data").writeStream.format("memory")
-            .queryName("read_back").option("checkpointLocation", f"{work_dir}/checkpoint")
-            .trigger(availableNow=True).start()
+            source.selectExpr("partitionKey", "cast(data as string) as data")
+            .writeStream.format("memory")
+            .queryName("read_back")
+            .option("checkpointLocation", f"{work_dir}/checkpoint")
+            .trigger(availableNow=True)
+            .start()
         )
         if not query.awaitTermination(READ_TIMEOUT_S):
             query.stop()

@@ -24,8 +24,11 @@ def record(shard: str, seq: int, record_id: str, key: str, n: int) -> StreamReco
 
 
 def rows(batches: list[list[StreamRecord]]) -> list[SinkRow]:
-    return [SinkRow(b, i, STREAM, r.position, r.data, r.payload) for b, batch in enumerate(batches)
-            for i, r in enumerate(batch)]
+    return [
+        SinkRow(b, i, STREAM, r.position, r.data, r.payload)
+        for b, batch in enumerate(batches)
+        for i, r in enumerate(batch)
+    ]
 
 
 def ack(r: StreamRecord) -> Ack:
@@ -34,8 +37,11 @@ def ack(r: StreamRecord) -> Ack:
 
 
 # A split: shard 0 closes, its children 1 and 2 take over; key "a" moves to child 1, key "b" to child 2.
-SHARDS = [ShardInfo("shard-2", ("shard-0",), False), ShardInfo("shard-0", (), True),
-          ShardInfo("shard-1", ("shard-0",), False)]
+SHARDS = [
+    ShardInfo("shard-2", ("shard-0",), False),
+    ShardInfo("shard-0", (), True),
+    ShardInfo("shard-1", ("shard-0",), False),
+]
 A0, B0 = record("shard-0", 1, "id-1", "a", 0), record("shard-0", 2, "id-2", "b", 0)
 A1 = record("shard-0", 3, "id-3", "a", 1)
 A2, B1 = record("shard-1", 10, "id-4", "a", 2), record("shard-2", 11, "id-5", "b", 1)
@@ -62,9 +68,11 @@ def test_a_clean_delivery_passes_every_check() -> None:
 
 def test_a_record_never_delivered_is_lost() -> None:
     checks, figures = evaluate(STREAM, ACKED, SHARDS, STORED, rows([[A0, B0], [A1, B1]]))
-    assert failed(checks) == {"every acknowledged record is in the sink",
-                              "every record the stream holds is in the sink",
-                              "every acknowledged id exactly once (once per copy Kinesis stored)"}
+    assert failed(checks) == {
+        "every acknowledged record is in the sink",
+        "every record the stream holds is in the sink",
+        "every acknowledged id exactly once (once per copy Kinesis stored)",
+    }
     assert figures["lost"] == 1 and figures["lostAcknowledgedIds"] == 1
 
 

@@ -31,14 +31,21 @@ def test_a_short_plan_meets_its_whole_menu_within_the_driver_window() -> None:
         for mode in ("polling", "efo"):
             faults = P.plan(seed, mode, settings)
             kinds = P.menu_for("short", mode)
-            first = [f.kind for f in faults[:len(kinds)]]
+            first = [f.kind for f in faults[: len(kinds)]]
             assert sorted(first) == sorted(kinds), (seed, mode, first)
 
 
 def test_the_leak_check_compares_the_last_drivers_warm_level_with_its_end() -> None:
     def sample(incarnation: int, since: float, heap: float, threads: int, fds: int) -> dict[str, float]:
-        return {"incarnation": incarnation, "sinceReady": since, "monotonic": 1000 + since, "heapUsedAfterGcMiB": heap,
-                "threadsCounted": threads, "sparkPoolThreads": 0, "fds": fds}
+        return {
+            "incarnation": incarnation,
+            "sinceReady": since,
+            "monotonic": 1000 + since,
+            "heapUsedAfterGcMiB": heap,
+            "threadsCounted": threads,
+            "sparkPoolThreads": 0,
+            "fds": fds,
+        }
 
     samples = [sample(1, 40, 500, 500, 500), sample(2, 5, 60, 100, 380), sample(2, 35, 80, 140, 400)]
     start = baseline(samples, 2, 30)
@@ -54,5 +61,6 @@ def test_the_leak_check_compares_the_last_drivers_warm_level_with_its_end() -> N
 def test_a_run_prints_the_make_line_that_replays_its_plan() -> None:
     assert replay_command(SoakSettings(seed=5, seconds=600)) == "make soak SEED=5 MINUTES=10"
     short = SoakSettings(seed=121, seconds=60, modes=("efo",), menu="short", gap_max=5.0, warmup=10.0)
-    assert replay_command(short) == ('make soak SEED=121 MINUTES=1 '
-                                     'SOAK_ARGS="--modes efo --menu short --gap-max 5 --warmup 10"')
+    assert replay_command(short) == (
+        'make soak SEED=121 MINUTES=1 SOAK_ARGS="--modes efo --menu short --gap-max 5 --warmup 10"'
+    )

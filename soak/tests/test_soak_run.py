@@ -24,19 +24,29 @@ REQUIRED = {P.SPLIT, P.THROTTLE_STORM, P.HTTP5XX_STORM, P.DRIVER_KILL, P.EXECUTO
 
 @pytest.mark.parametrize("mode", ["polling", "efo"])
 def test_sixty_seconds_of_chaos_lose_nothing_duplicate_nothing_and_keep_key_order(mode: str, tmp_path: Path) -> None:
-    settings = SoakSettings(seed=SEED, seconds=60, modes=(mode,), menu="short", gap_min=3.0, gap_max=5.0,
-                            warmup=10.0, sample_every=5.0, catchup_timeout=150.0, out=tmp_path)
+    settings = SoakSettings(
+        seed=SEED,
+        seconds=60,
+        modes=(mode,),
+        menu="short",
+        gap_min=3.0,
+        gap_max=5.0,
+        warmup=10.0,
+        sample_every=5.0,
+        catchup_timeout=150.0,
+        out=tmp_path,
+    )
     summary, code = run(settings)
     [result] = summary["modes"]
     failed = [c for c in result["checks"] if not c["passed"]]
     assert not failed, json.dumps(failed, indent=2, default=str)[:6000]
     assert code == 0 and summary["passed"]
 
-    effective = {e["kind"] for e in result["timeline"]
-                 if not any(k in e["outcome"] for k in ("skipped", "error"))}
+    effective = {e["kind"] for e in result["timeline"] if not any(k in e["outcome"] for k in ("skipped", "error"))}
     assert REQUIRED <= effective, f"faults without effect: {REQUIRED - effective}; timeline {result['timeline']}"
-    assert any(e["outcome"].get("queryRunning") for e in result["timeline"] if e["kind"] == P.EXECUTOR_KILL), \
+    assert any(e["outcome"].get("queryRunning") for e in result["timeline"] if e["kind"] == P.EXECUTOR_KILL), (
         "no executor was killed under a running query"
+    )
     figures = result["figures"]
     assert figures["acknowledged"] > 3000 and figures["read"] == figures["storedRecords"]
     assert figures["lost"] == figures["duplicated"] == figures["foreign"] == figures["keyOrderViolations"] == 0
