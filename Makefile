@@ -24,10 +24,11 @@ PYTHON_OPTIONS := python/pyspark_kinesis/_options.json
 PYSPARK_HOME  = $(shell $(PY) -c 'import os, pyspark; print(os.path.dirname(pyspark.__file__))')
 
 .PHONY: help test unit-test integration-test flake-loop python-test python-test-spark35 python-jar python-options build publish-local \
-        demo bench bench-smoke emulator-up emulator-down clean deps
+        demo bench bench-smoke emulator-up emulator-down clean deps lint format
 
 help:
 	@echo "make test           install what is needed, run unit, integration and Python tests"
+	@echo "make lint           ruff lint and format check of the Python code; make format applies them"
 	@echo "make demo           start the local emulator and run the demo pipeline"
 	@echo "make bench          benchmarks (BENCH_QUICK=1 short run); make bench-smoke: the harness's smoke test"
 	@echo "make build          the two shaded jars: spark-kinesis_2.13 (Spark 4.x) and spark-kinesis_2.12 (Spark 3.5)"
@@ -88,13 +89,22 @@ python-options:
 # --- tests ----------------------------------------------------------------------------------------------------
 # One sbt run: unit tests (both Spark lines), the published artifacts (the --packages tests need them), then the
 # integration tests (Spark 4); then the Python tests on PySpark 4 and the Spark 3.5 round trip on PySpark 3.5.
-test: deps $(VENV)/.bench-installed
+test: deps $(VENV)/.bench-installed lint
 	SPARK_HOME=$(PYSPARK_HOME) $(SBT) connector/test connectorSpark35/test connector/publishM2 connectorSpark35/publishM2 \
 	  $(SIMULATOR_SBT) integrationTests/test < /dev/null
 	$(MAKE) python-jar
 	$(VENV)/bin/mypy --strict python/pyspark_kinesis
 	$(PY) -m pytest -q
 	$(MAKE) python-test-spark35
+
+# Python lint and formatting (ruff.toml): checked by `make test`, applied by `make format`.
+lint: $(VENV)/.installed
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+format: $(VENV)/.installed
+	$(VENV)/bin/ruff check --fix .
+	$(VENV)/bin/ruff format .
 
 unit-test: $(SBT_LAUNCHER)
 	$(SBT) connector/test connectorSpark35/test < /dev/null

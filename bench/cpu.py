@@ -24,11 +24,10 @@ quota is above what the machine reads, as when CPU matters."""
 
 from __future__ import annotations
 
+import tempfile
 import time
 from collections.abc import Callable
 from typing import Any
-
-import tempfile
 
 from bench.env import RECENT_PROGRESS, Settings, Simulator, load, median, source_options, sql_conf
 from bench.jvmstats import JitCpu, ProcessCpu

@@ -15,7 +15,8 @@ import boto3  # type: ignore[import-untyped]
 from botocore.config import Config  # type: ignore[import-untyped]
 
 # The launcher and admin client of the root conftest.py, loaded as the benchmarks load them.
-from bench.env import SimulatorAdmin as SimulatorAdmin, SimulatorLauncher as SimulatorLauncher
+from bench.env import SimulatorAdmin as SimulatorAdmin
+from bench.env import SimulatorLauncher as SimulatorLauncher
 
 REPO = Path(__file__).resolve().parent.parent
 RESULTS = REPO / "soak" / "results"

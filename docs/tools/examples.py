@@ -646,7 +646,9 @@ class ScalaSession:
                 location = f"{path}:{number + int(at[1])}" if at else f"{path}:{number}"
                 in_doc = re.compile(rf"(?:/\S*/)?{name}:(\d+)")
                 kept = [
-                    in_doc.sub(lambda m: f"{path}:{number + int(m[1])}", t) for t in text if not _STACK_LINE.match(t)
+                    in_doc.sub(lambda m, first=number: f"{path}:{first + int(m[1])}", t)
+                    for t in text
+                    if not _STACK_LINE.match(t)
                 ]
                 message = "\n".join(kept[-40:]).strip() or "failed (no message)"
                 failures.append(Failure(location, number, message))

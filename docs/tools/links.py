@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
@@ -106,7 +106,7 @@ def slugs(text: str) -> set[str]:
     return found
 
 
-@lru_cache(maxsize=None)
+@cache
 def _anchors_of(path: Path) -> frozenset[str]:
     return frozenset(slugs(path.read_text(encoding="utf-8")))
 

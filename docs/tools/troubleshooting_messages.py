@@ -32,9 +32,9 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Mapping, Optional, Sequence
 
 #: A wildcard part of a template.
 WILD = None
@@ -43,7 +43,7 @@ SENTINEL = "\x00"
 _PLACEHOLDER = re.compile(r"<[A-Za-z_][^<>\n]{0,60}>")
 _WORD = re.compile(r"[A-Za-z]{2,}")
 
-Part = Optional[str]
+Part = str | None
 
 
 @dataclass(frozen=True)
@@ -60,7 +60,7 @@ class Helper:
     arg: int
     receivers: tuple[str, ...] = ()
     home: tuple[str, ...] = ()
-    family: Optional[str] = None
+    family: str | None = None
 
 
 OPTION_FAMILY = "option-validation"
@@ -97,7 +97,7 @@ class Template:
     parts: tuple[Part, ...]
     kind: str  # "raise", "log" or "text" (any other string, used only to explain the page's text)
     sites: list[str] = field(default_factory=list)
-    family: Optional[str] = None
+    family: str | None = None
 
     @property
     def constant(self) -> str:
@@ -170,7 +170,7 @@ def _skip_nested(src: str, i: int) -> int:
     return i
 
 
-def _read_string(src: str, i: int, interpolator: Optional[str]) -> tuple[tuple[Part, ...], int]:
+def _read_string(src: str, i: int, interpolator: str | None) -> tuple[tuple[Part, ...], int]:
     """``src[i]`` is the opening quote: the literal's parts and the index after it."""
     triple = src.startswith('"""', i)
     i += 3 if triple else 1
@@ -342,7 +342,7 @@ def scala_templates(src: str, filename: str) -> list[Template]:
     toks = scala_tokens(src)
     out: list[Template] = []
 
-    def add(parts: tuple[Part, ...], kind: str, line: int, family: Optional[str] = None) -> None:
+    def add(parts: tuple[Part, ...], kind: str, line: int, family: str | None = None) -> None:
         if any(p is not None for p in parts):
             out.append(Template(parts, kind, [f"{filename}:{line}"], family))
 
@@ -610,7 +610,7 @@ class Matcher:
 
         return go(0, 0)
 
-    def source_of(self, message: str, pool: Sequence[Template]) -> Optional[Template]:
+    def source_of(self, message: str, pool: Sequence[Template]) -> Template | None:
         """The template of ``pool`` that ``message`` (normalised) is, if any."""
         for t in self._candidates(message, pool):
             if self.matches_whole(t, message):

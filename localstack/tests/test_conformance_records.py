@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from botocore.exceptions import ClientError
-from kinesis_conformance import await_error, Server, error_code, iterator, owner, read_all
+from kinesis_conformance import Server, await_error, error_code, iterator, owner, read_all
 
 
 def test_records_are_routed_by_md5_of_the_partition_key(server: Server) -> None:

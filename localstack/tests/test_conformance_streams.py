@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import datetime
-import time
 
 import pytest
 from botocore.exceptions import ClientError
-from kinesis_conformance import await_error, MAX_HASH, Server, error_code
+from kinesis_conformance import MAX_HASH, Server, await_error, error_code
 
 
 def test_create_describe_delete(server: Server) -> None:

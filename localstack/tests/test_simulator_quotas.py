@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 from botocore.exceptions import ClientError
-from kinesis_conformance import error_code, iterator
+from kinesis_conformance import error_code
 
 if TYPE_CHECKING:
     from conftest import SimulatorAdmin

@@ -16,13 +16,13 @@ import json
 import re
 from collections.abc import Mapping
 from datetime import datetime, timedelta, timezone
-from typing import Literal, Union, get_args
+from typing import Literal, get_args
 
 #: A duration: Spark's syntax as a string (``"200ms"``, ``"10s"``, ``"1min"``), an ``int`` of milliseconds, or a
 #: ``datetime.timedelta`` (whole milliseconds).
-DurationLike = Union[str, int, timedelta]
+DurationLike = str | int | timedelta
 #: A size in bytes: an ``int``, or Spark's syntax as a string (``"512k"``, ``"10m"``, ``"1g"``: binary units).
-SizeLike = Union[int, str]
+SizeLike = int | str
 #: The named start positions of :meth:`KinesisSourceBuilder.withInitialPosition`.
 InitialPosition = Literal["latest", "trim_horizon", "earliest", "at_timestamp"]
 #: The sink's flow control modes, for :meth:`KinesisSinkBuilder.withFlowControl`.

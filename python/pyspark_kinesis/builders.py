@@ -15,7 +15,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable, Mapping
 from datetime import datetime
-from typing import Any, TypeVar, Union
+from typing import Any, TypeVar
 
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql.readwriter import DataFrameWriter
@@ -272,7 +272,7 @@ class KinesisSourceBuilder(_Builder):
         True
     """
 
-    def withInitialPosition(self, position: Union[InitialPosition, str, Mapping[str, Any]]) -> KinesisSourceBuilder:
+    def withInitialPosition(self, position: InitialPosition | str | Mapping[str, Any]) -> KinesisSourceBuilder:
         """Where a new query starts reading (a query restarted from its checkpoint goes on from there instead).
 
         :param position: ``"latest"`` (records written after the query starts), ``"trim_horizon"`` or
@@ -295,7 +295,7 @@ class KinesisSourceBuilder(_Builder):
         value = _args.initial_position("position", position)
         return self._set(lambda j: j.withInitialPosition(value), ("initialPosition", value))
 
-    def withInitialTimestamp(self, timestamp: Union[datetime, int]) -> KinesisSourceBuilder:
+    def withInitialTimestamp(self, timestamp: datetime | int) -> KinesisSourceBuilder:
         """Start at the records that arrived at or after ``timestamp`` (sets ``initialPosition`` to
         ``at_timestamp`` and ``initialTimestamp``).
 
@@ -830,7 +830,7 @@ class KinesisSinkBuilder(_Builder):
                 builder = builder.withOption(_options.key(name), str(limit))
         return builder
 
-    def build(self, df: DataFrame) -> Union[DataStreamWriter, DataFrameWriter]:
+    def build(self, df: DataFrame) -> DataStreamWriter | DataFrameWriter:
         """The writer of ``df`` to the stream: a configured ``DataStreamWriter`` for a streaming DataFrame, a
         ``DataFrameWriter`` in append mode for a batch one. The options and the input columns are checked now,
         before any write starts; add the query's own settings (``checkpointLocation``, ``trigger``) to the writer.

@@ -7,13 +7,13 @@ import builtins
 import importlib.metadata
 import inspect
 import re
-import tomllib
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pyspark
 import pytest
+import tomllib
 from pyspark import SparkContext
 from pyspark.sql import SparkSession
 from pyspark.sql.functions import col

@@ -14,6 +14,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Any, get_args
 
 import pytest
+from connect_mode import computing
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql.readwriter import DataFrameWriter
 from pyspark.sql.streaming.readwriter import DataStreamWriter
@@ -27,7 +28,6 @@ from pyspark_kinesis import (
     RetryStrategies,
     _options,
 )
-from connect_mode import computing
 
 JAN_31_NOON_UTC = 1_738_324_800_000  # 2025-01-31T12:00:00Z in epoch milliseconds
 CET = timezone(timedelta(hours=1))

@@ -23,7 +23,6 @@ from typing import Any
 import pytest
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
-
 from stream_reads import kinesis_client, records_by_shard
 
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "security.md"
@@ -127,7 +126,7 @@ def allowed_actions(doc: dict[str, Any]) -> frozenset[str]:
 
 def test_every_json_block_parses_and_the_policies_name_the_resources_aws_documents() -> None:
     blocks = marked_blocks()
-    for kind, name, text in blocks:
+    for _kind, _name, text in blocks:
         json.loads(text)  # a block a reader copies must be valid JSON
     assert sorted(n for kind, n, _ in blocks if kind == "iam-policy") == sorted(POLICIES)
     for name in POLICIES:

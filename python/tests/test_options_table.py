@@ -15,12 +15,11 @@ from typing import Any
 
 import pyspark
 import pytest
+from connect_mode import computing
 from pyspark.sql import SparkSession
 
 import pyspark_kinesis
-from pyspark_kinesis import KinesisSinks, KinesisSources, RetryStrategies, connector_jar
-from pyspark_kinesis import _connect, _options
-from connect_mode import computing
+from pyspark_kinesis import KinesisSinks, KinesisSources, RetryStrategies, _connect, _options, connector_jar
 
 PACKAGED_TABLE = Path(pyspark_kinesis.__file__).resolve().parent / "_options.json"
 

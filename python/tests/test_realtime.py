@@ -16,9 +16,9 @@ from typing import Any
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.streaming import StreamingQuery
+from stream_reads import kinesis_client, records_by_shard
 
 from bench.env import sql_conf
-from stream_reads import kinesis_client, records_by_shard
 
 KEYS = 5
 
@@ -111,12 +111,12 @@ def test_enhanced_fan_out_real_time_rows_leave_inside_the_batch_and_a_restart_mi
     assert repeated and repeated <= {r["text"] for r in cut}, repeated
     # Per shard and key (the sink keeps each key's order, not the order across keys).
     key_of = dict((d, k) for k, d in mid + late)
+
+    def sequences(rs: list[dict[str, Any]], shard: str, key: str) -> list[str]:
+        return [r["sequenceNumber"] for r in rs if r["shardId"] == shard and key_of[r["text"]] == key]
+
     for shard, key in {(r["shardId"], key_of[r["text"]]) for r in cut}:
-
-        def sequences(rs: list[dict[str, Any]]) -> list[str]:
-            return [r["sequenceNumber"] for r in rs if r["shardId"] == shard and key_of[r["text"]] == key]
-
-        before, after = sequences(cut), sequences(copied[len(cut) :])
+        before, after = sequences(cut, shard, key), sequences(copied[len(cut) :], shard, key)
         assert after[: len(before)] == before, f"{shard} / {key} was replayed differently: {before} then {after}"
     # Each key's first copies keep the order they were put in.
     first: list[str] = []

@@ -8,7 +8,6 @@ from typing import Any
 
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
-
 from stream_reads import kinesis_client, records_by_shard
 
 

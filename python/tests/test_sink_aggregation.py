@@ -11,9 +11,9 @@ from typing import Any
 from aws_kinesis_agg.deaggregator import iter_deaggregate_records
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
+from stream_reads import kinesis_client, records_by_shard
 
 from pyspark_kinesis import KinesisSinks, KinesisSources
-from stream_reads import kinesis_client, records_by_shard
 
 ROWS = 1200
 
