@@ -14,10 +14,13 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 /** Entry point registered as `kinesis`: the source (reads) and the sink ([[KinesisTableWrites]]). */
 class KinesisProvider extends TableProvider with DataSourceRegister {
-  override def shortName(): String = KinesisProvider.ShortName
+  /** The columns of the rows read (and the sink's stream column) under this provider's short name. */
+  protected def layout: RowLayout = RowLayout.Kinesis
+
+  override def shortName(): String = layout.shortName
 
   // Reads and writes both pass here: it must neither require `streamName` nor call Kinesis.
-  override def inferSchema(options: CaseInsensitiveStringMap): StructType = KinesisSchema.schema
+  override def inferSchema(options: CaseInsensitiveStringMap): StructType = layout.schema
 
   override def getTable(
       schema: StructType,
@@ -28,7 +31,7 @@ class KinesisProvider extends TableProvider with DataSourceRegister {
     // Bad values fail here, when the DataFrame is defined, not later on the query's thread.
     val reader = OptionReader(new CaseInsensitiveStringMap(properties))
     if (reader.get(KinesisOptions.StreamName).isDefined || reader.get(KinesisOptions.StreamARN).isDefined) SourceConfig(reader)
-    new KinesisTable(schema)
+    new KinesisTable(schema, layout)
   }
 }
 
@@ -36,14 +39,15 @@ object KinesisProvider {
   val ShortName = "kinesis"
 }
 
-private[sparkkinesis] class KinesisTable(tableSchema: StructType)
+private[sparkkinesis] class KinesisTable(tableSchema: StructType, layout: RowLayout)
   extends Table with SupportsRead with KinesisTableWrites {
-  override def name(): String = "kinesis"
+  override def name(): String = layout.shortName
   override def schema(): StructType = tableSchema
+  override protected def streamColumn: String = layout.streamColumn
   override def capabilities(): util.Set[TableCapability] = {
     val capabilities = util.EnumSet.of(TableCapability.MICRO_BATCH_READ, TableCapability.BATCH_READ)
     capabilities.addAll(KinesisTableWrites.capabilities)
     capabilities
   }
-  override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder = new KinesisScanBuilder(options)
+  override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder = new KinesisScanBuilder(options, layout)
 }

@@ -27,7 +27,7 @@ final class RealTimeReader(partition: RealTimeInputPartition) extends SupportsRe
   import RealTimeReader._
 
   private final class Cursor(val key: ShardKey, val from: ShardPosition, hashKeys: Option[HashKeySpan]) {
-    val columns = SourceRow.shardColumns(key)
+    val columns = SourceRow.shardColumns(partition.config, key)
     /** Everything up to here was emitted (the current block's emitted records not yet included). */
     var position: ShardPosition = from
     var feed: ShardFeed = _
@@ -73,7 +73,7 @@ final class RealTimeReader(partition: RealTimeInputPartition) extends SupportsRe
 
   private var cursors = partition.starts.map { case (key, from) => new Cursor(key, from, partition.hashKeys.get(key)) }.toArray
   private lazy val discovery = new ShardDiscovery(partition.config)
-  private val out = new SourceRow
+  private val out = new SourceRow(partition.config.layout)
   private val location = SnapshotJob.executorLocation()
   /** The cursor whose shard the row's stream and shard columns hold, and the one that emits next. */
   private var shown: Cursor = null

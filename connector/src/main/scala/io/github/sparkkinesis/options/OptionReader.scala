@@ -99,10 +99,7 @@ final class OptionReader(raw: Map[String, String]) {
   lazy val streamArns: Map[String, String] = get(StreamARN).map { v =>
     val arns = v.split(',').map(_.trim).toSeq
     val accepted = "stream ARNs (arn:aws:kinesis:<region>:<account>:stream/<name>), comma-separated"
-    val byName = arns.map {
-      case a @ OptionReader.StreamArn(name) => name -> a
-      case _ => fail(StreamARN, v, accepted)
-    }
+    val byName = arns.map(a => StreamArn.parse(a).map(_.name -> a).getOrElse(fail(StreamARN, v, accepted)))
     if (byName.map(_._1).distinct.size != byName.size) fail(StreamARN, v, "one ARN per stream")
     if (get(StreamName).isDefined && namesOfStreamName.toSet != byName.map(_._1).toSet)
       fail(StreamARN, v, s"the streams of streamName (${namesOfStreamName.mkString(", ")}), or leave streamName out")
@@ -214,7 +211,6 @@ object OptionReader {
     case _ => None
   }
 
-  private val StreamArn = """arn:aws[a-z-]*:kinesis:[a-z0-9-]+:\d{12}:stream/([a-zA-Z0-9_.-]{1,128})""".r
 
   def apply(options: CaseInsensitiveStringMap): OptionReader =
     new OptionReader(options.asCaseSensitiveMap().asScala.toMap)

@@ -6,7 +6,7 @@ import java.util
 import scala.util.control.NonFatal
 
 import io.github.sparkkinesis.TaskIdleWork
-import io.github.sparkkinesis.client.KinesisClientFactory
+import io.github.sparkkinesis.client.{KinesisClientFactory, StreamArn}
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.metric.CustomTaskMetric
 import org.apache.spark.sql.connector.write.{DataWriter, WriterCommitMessage}
@@ -128,16 +128,28 @@ final class KinesisDataWriter(config: SinkConfig, columns: SinkColumns, knownLim
       val i = columns.stream.get
       if (row.isNullAt(i)) {
         val key = if (row.isNullAt(columns.partitionKey)) "null" else row.getUTF8String(columns.partitionKey).toString
-        rejected(SinkErrors.nullStream(key))
+        rejected(SinkErrors.nullStream(columns.streamColumn, key))
       }
       val name = row.getUTF8String(i)
       if (lastPublisher == null || name != lastStream) {
         lastStream = name.clone()
-        val stream = lastStream.toString
+        val stream = streamNamed(lastStream.toString)
         lastPublisher = publishers.get(stream)
         if (lastPublisher == null) lastPublisher = newPublisher(stream, None)
       }
       lastPublisher
+  }
+
+  /**
+   * The stream a row's column names: a name, or an ARN (what the source's column holds for streams given by
+   * `streamARN`), written to by its name. Publishers are keyed by name, so both spellings share one.
+   */
+  private def streamNamed(value: String): String = StreamArn.parse(value) match {
+    case Some(arn) =>
+      config.connection.region.filter(_ != arn.region)
+        .foreach(r => rejected(SinkErrors.arnInOtherRegion(columns.streamColumn, value, arn.region, r)))
+      arn.name
+    case None => value
   }
 
   private def newPublisher(stream: String, limits: Option[StreamLimits]): RecordPublisher = {

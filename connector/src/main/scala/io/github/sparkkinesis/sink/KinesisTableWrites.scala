@@ -16,7 +16,10 @@ import org.apache.spark.sql.connector.write.{LogicalWriteInfo, WriteBuilder}
 trait KinesisTableWrites extends SupportsWrite with ReportsSinkMetrics {
   private val lastEpoch = new SinkProgress
 
-  override def newWriteBuilder(info: LogicalWriteInfo): WriteBuilder = new KinesisWriteBuilder(info, lastEpoch)
+  /** The input column naming each row's target stream: the one the source's rows carry under the same format name. */
+  protected def streamColumn: String
+
+  override def newWriteBuilder(info: LogicalWriteInfo): WriteBuilder = new KinesisWriteBuilder(info, lastEpoch, streamColumn)
 
   override def metrics(): util.Map[String, String] = lastEpoch.metrics
 }

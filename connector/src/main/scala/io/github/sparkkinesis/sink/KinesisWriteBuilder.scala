@@ -11,14 +11,14 @@ import org.apache.spark.sql.internal.connector.SupportsStreamingUpdateAsAppend
  * whole result as records, as Spark's Kafka sink does. Likewise in the update output mode (which real-time mode
  * requires) each updated row is appended as a record.
  */
-final class KinesisWriteBuilder(info: LogicalWriteInfo, progress: SinkProgress)
+final class KinesisWriteBuilder(info: LogicalWriteInfo, progress: SinkProgress, streamColumn: String)
     extends WriteBuilder with SupportsTruncate with SupportsStreamingUpdateAsAppend {
 
   override def truncate(): WriteBuilder = this
 
   override def build(): Write = {
     val config = SinkConfig(OptionReader(info.options()))
-    val columns = SinkColumns.of(info.schema(), config.streamName.isDefined)
+    val columns = SinkColumns.of(info.schema(), config.streamName.isDefined, streamColumn)
     new KinesisWrite(config, columns, info.schema().fields(columns.partitionKey).name, progress)
   }
 }

@@ -38,7 +38,8 @@ object AggregationConfig {
 /**
  * The sink's validated options, read once on the driver and shipped to the writer tasks.
  *
- * @param streamName the `streamName` option; when set it wins over a per-row `stream` column
+ * @param streamName the `streamName` option (or the stream of `streamARN`); when set it wins over a per-row
+ *                   `stream` column
  */
 final case class SinkConfig(
     streamName: Option[String],
@@ -58,11 +59,15 @@ object SinkConfig {
 
   def apply(reader: OptionReader): SinkConfig = {
     import KinesisOptions._
-    val stream = reader.get(StreamName).map { value =>
+    // streamARN alone names the stream too (the source's options reused for the sink); it is written to by name.
+    val named = if (reader.get(StreamName).isDefined) Some(StreamName) else reader.get(StreamARN).map(_ => StreamARN)
+    val stream = named.map { option =>
       reader.streamNames match {
         case Seq(one) => one
-        case _ => reader.fail(StreamName, value,
-          "one stream name: the sink writes to one stream (route rows to several with a 'stream' column instead)")
+        case _ =>
+          val what = if (option == StreamName) "name" else "ARN"
+          reader.fail(option, reader.get(option).get, s"one stream $what: the sink writes to one stream (route rows " +
+            "to several with a 'stream' column instead)")
       }
     }
     val maxBytesPerRequest = reader.bytes(MaxBytesPerRequest, 1024, ApiMaxBytesPerRequest).getOrElse(ApiMaxBytesPerRequest)

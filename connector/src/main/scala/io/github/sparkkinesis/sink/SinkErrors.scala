@@ -48,9 +48,17 @@ object SinkErrors {
     badRecord(stream, s"explicitHashKey '${hashKey.take(KeyShown)}' of partitionKey ${showKey(key)} is not a " +
       "decimal integer in 0..2^128-1")
 
-  def nullStream(key: String): KinesisSinkRecordException =
-    new KinesisSinkRecordException(s"Kinesis sink: the 'stream' column is null for partitionKey ${showKey(key)} " +
+  def nullStream(column: String, key: String): KinesisSinkRecordException =
+    new KinesisSinkRecordException(s"Kinesis sink: the '$column' column is null for partitionKey ${showKey(key)} " +
       "and no 'streamName' option is set. Records accepted before it were delivered.")
+
+  /**
+   * The sink's client calls one region: a row naming a stream of another region by ARN would otherwise go to the
+   * stream of the same name in the sink's region.
+   */
+  def arnInOtherRegion(column: String, arn: String, arnRegion: String, region: String): KinesisSinkRecordException =
+    badRecord(arn, s"the '$column' column names a stream in region $arnRegion but the sink writes to " +
+      s"region $region (option 'region'): write those rows with a sink set to that region")
 
   def streamNotFound(stream: String, connection: ConnectionConfig): KinesisSinkWriteException =
     new KinesisSinkWriteException(StreamNotFound.message(stream, connection))

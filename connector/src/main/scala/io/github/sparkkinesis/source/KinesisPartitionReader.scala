@@ -17,7 +17,7 @@ final class KinesisPartitionReader(partition: KinesisInputPartition) extends Par
   private var blocks: Iterator[RecordBlock] = Iterator.empty
   private var block: RecordBlock = RecordBlock.empty
   private var index = 0
-  private val out = new SourceRow
+  private val out = new SourceRow(partition.config.layout)
   private var rangesReRead = 0L
 
   override def next(): Boolean = {
@@ -30,7 +30,7 @@ final class KinesisPartitionReader(partition: KinesisInputPartition) extends Par
         val (next, reRead) = RangeReader.read(partition.sourceId, partition.config, range)
         blocks = next
         if (reRead) rangesReRead += 1
-        out.shard(SourceRow.shardColumns(range.key))
+        out.shard(SourceRow.shardColumns(partition.config, range.key))
       }
     }
     if (index >= block.size) return false

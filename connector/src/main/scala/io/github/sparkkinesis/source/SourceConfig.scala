@@ -8,6 +8,7 @@ import scala.util.control.NonFatal
 
 import com.fasterxml.jackson.databind.{JsonNode, ObjectMapper}
 
+import io.github.sparkkinesis.RowLayout
 import io.github.sparkkinesis.client.ConnectionConfig
 import io.github.sparkkinesis.options.{DatabricksOptions, KinesisOption, KinesisOptionException, OptionReader}
 import io.github.sparkkinesis.options.KinesisOptions
@@ -63,7 +64,9 @@ final case class SourceConfig(
     streamArns: Map[String, String] = Map.empty,
     endingPosition: Option[String] = None,
     realTime: Boolean = false,
-    maxPartitions: Option[Int] = None) {
+    maxPartitions: Option[Int] = None,
+    streamsGivenByArn: Boolean = false,
+    layout: RowLayout = RowLayout.Kinesis) {
 
   /**
    * The longest an idle shard goes unpolled: the option, else 10 s, but in real-time mode `minFetchPeriod`: a
@@ -73,6 +76,13 @@ final case class SourceConfig(
     maxIdlePollInterval.getOrElse(if (realTime) minFetchPeriod else SourceConfig.DefaultMaxIdlePollInterval)
 
   def streamArn(stream: String): Option[String] = streamArns.get(stream)
+
+  /**
+   * What a row's stream column holds for `stream`: the stream as the user gave it, its ARN when given by `streamARN`
+   * alone, else its name (Databricks documents the column so). Offsets and everything else go by name.
+   */
+  def streamColumnValue(stream: String): String =
+    if (streamsGivenByArn) streamArns.getOrElse(stream, stream) else stream
 
   /**
    * Shards per task for `shards` shards: the option, or else as many as it takes to have no more tasks than Spark
@@ -117,6 +127,7 @@ object SourceConfig {
       maxIdlePollInterval = reader.duration(MaxIdlePollInterval, KinesisMinFetchPeriod),
       fanOut = fanOut(reader, streams),
       streamArns = reader.streamArns,
+      streamsGivenByArn = reader.get(StreamName).isEmpty && reader.get(StreamARN).isDefined,
       maxPartitions = reader.int(DatabricksOptions.MaxPartitions, 1, DatabricksOptions.MaxPartitionsLimit),
       endingPosition = reader.get(EndingPosition).map { v =>
         if (!v.equalsIgnoreCase("latest")) reader.fail(EndingPosition, v, "latest (the tip when the batch read is " +

@@ -48,6 +48,24 @@ class SinkInputSuite extends AnyFunSuite {
     assert(ignored.stream.isEmpty)
   }
 
+  test("under aws-kinesis the per-row stream comes from a 'streamName' column, as its source's rows carry it") {
+    val aws = io.github.sparkkinesis.RowLayout.AwsKinesis
+    val c = SinkColumns.of(aws.schema, streamNameSet = false, aws.streamColumn)
+    assert(c == SinkColumns(data = 0, dataIsBinary = true, partitionKey = 2, explicitHashKey = None, stream = Some(1),
+      streamColumn = "streamName"))
+    val m = intercept[KinesisSinkSchemaException](SinkColumns.of(
+      schema("data" -> StringType, "partitionKey" -> StringType, "stream" -> StringType), false, "streamName")).getMessage
+    assert(m.contains("give the input a 'streamName' column") && m.contains("a stream name or ARN"), m)
+  }
+
+  test("streamARN alone names the sink's stream, written to by name; several ARNs are refused naming streamARN") {
+    val arn = "arn:aws:kinesis:eu-west-1:123456789012:stream/clicks"
+    assert(SinkConfig(OptionReader(Map("streamARN" -> arn))).streamName.contains("clicks"))
+    assert(SinkConfig(OptionReader(Map("streamName" -> "clicks", "streamARN" -> arn))).streamName.contains("clicks"))
+    val m = intercept[KinesisOptionException](SinkConfig(OptionReader(Map("streamARN" -> s"$arn,${arn}2")))).getMessage
+    assert(m.contains("'streamARN'") && m.contains("expected one stream ARN"), m)
+  }
+
   test("sink options: defaults, values and failures naming option, value and what is accepted") {
     val d = SinkConfig(OptionReader(Map("streamName" -> "s")))
     assert(d.streamName.contains("s") && d.maxRecordsPerRequest == 500 && d.maxBytesPerRequest == 10L * 1024 * 1024)

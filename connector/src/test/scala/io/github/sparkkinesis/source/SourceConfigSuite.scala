@@ -81,4 +81,13 @@ class SourceConfigSuite extends AnyFunSuite {
     assert(error("streamARN" -> s"$arn,$arn").contains("one ARN per stream"))
     assert(error().contains("Option 'streamName' is required"))
   }
+
+  test("the stream column holds what was given: the ARN with streamARN alone, else the name") {
+    val arn = "arn:aws:kinesis:eu-west-1:123456789012:stream/clicks"
+    val other = "arn:aws:kinesis:eu-west-1:210987654321:stream/orders"
+    val byArn = SourceConfig(OptionReader(Map("streamARN" -> s"$arn,$other")))
+    assert(byArn.streams.map(byArn.streamColumnValue) == Seq(arn, other))
+    assert(config("streamName" -> "clicks", "streamARN" -> arn).streamColumnValue("clicks") == "clicks")
+    assert(config("streamName" -> "clicks").streamColumnValue("clicks") == "clicks")
+  }
 }

@@ -37,13 +37,13 @@ class ShadedJarContentsSuite extends AnyFunSuite {
     assert(!entries.exists(_.startsWith("org/slf4j/")), "slf4j must come from Spark, not the jar")
   }
 
-  test("the data source is registered under its short name") {
+  test("the data source is registered under its short names, kinesis and aws-kinesis") {
     val zip = new ZipFile(TestEnv.assemblyJar)
     val registered = try {
       val entry = zip.getEntry("META-INF/services/org.apache.spark.sql.sources.DataSourceRegister")
       assert(entry != null, "no DataSourceRegister service file")
       scala.io.Source.fromInputStream(zip.getInputStream(entry), "UTF-8").getLines().map(_.trim).filter(_.nonEmpty).toList
     } finally zip.close()
-    assert(registered == List("io.github.sparkkinesis.KinesisProvider"))
+    assert(registered == List("io.github.sparkkinesis.KinesisProvider", "io.github.sparkkinesis.AwsKinesisProvider"))
   }
 }
