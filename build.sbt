@@ -19,6 +19,8 @@ def connectorFor(line: String, spark: String): Seq[Setting[_]] = Seq(
   name := "spark-kinesis",
   libraryDependencies ++= sparkProvided(spark) ++ awsSdk ++ jackson ++ protobuf :+ scalatest,
   Compile / unmanagedSourceDirectories += (Compile / sourceDirectory).value / s"scala-spark$line",
+  // The connector's own code compiles without a warning: a new one fails the build (fix it, or @nowarn with why).
+  Compile / compile / scalacOptions += "-Xfatal-warnings",
   Test / unmanagedSourceDirectories += (Test / sourceDirectory).value / s"scala-spark$line",
   Test / fork := true,
   Test / javaOptions ++= sparkJavaOptions
