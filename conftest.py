@@ -145,6 +145,7 @@ class SimulatorAdmin:
                 "listShards": True,
                 "describeStreamSummary": True,
                 "getShardIterator": True,
+                "consumersPerStream": 20,
             },
             iteratorExpiryMillis=300000,
             retentionMillis=None,

@@ -36,9 +36,18 @@ object KinesisClientFactory {
 
   private val syncClients = new ConcurrentHashMap[ConnectionConfig, KinesisClient]()
   private val fanOutClients = new ConcurrentHashMap[ConnectionConfig, KinesisAsyncClient]()
+  private val limitFailingClients = new ConcurrentHashMap[ConnectionConfig, KinesisClient]()
 
   def sync(config: ConnectionConfig): KinesisClient =
-    syncClients.computeIfAbsent(config, c => newSyncClient(c))
+    syncClients.computeIfAbsent(config, c => newSyncClient(c, retryLimits = true))
+
+  /**
+   * A sync client whose calls answer LimitExceededException at once instead of retrying it, for the call where it
+   * may also mean a hard limit that no retry lifts (RegisterStreamConsumer: the stream has as many consumers as it
+   * allows). Its caller tells that apart from a rate ([[io.github.sparkkinesis.source.ConsumerLimit]]).
+   */
+  def syncFailingOnLimits(config: ConnectionConfig): KinesisClient =
+    limitFailingClients.computeIfAbsent(config, c => newSyncClient(c, retryLimits = false))
 
   /** The client for enhanced fan-out subscriptions (SubscribeToShard): HTTP/2 whatever the endpoint's scheme. */
   def fanOut(config: ConnectionConfig): KinesisAsyncClient =
@@ -51,7 +60,7 @@ object KinesisClientFactory {
       catch { case _: Exception => FallbackRegion }
     }
 
-  private def newSyncClient(config: ConnectionConfig): KinesisClient = {
+  private def newSyncClient(config: ConnectionConfig, retryLimits: Boolean): KinesisClient = {
     val builder = KinesisClient.builder()
       .httpClientBuilder(Apache5HttpClient.builder()
         .maxConnections(MaxConnections)
@@ -59,7 +68,7 @@ object KinesisClientFactory {
         .socketTimeout(config.timeouts.apiCallAttempt))
       .region(resolveRegion(config))
       .credentialsProvider(credentialsProvider(config, config.credentials))
-      .overrideConfiguration(overrides(config))
+      .overrideConfiguration(overrides(config, retryLimits))
     config.endpoint.foreach(builder.endpointOverride)
     builder.build()
   }
@@ -110,10 +119,10 @@ object KinesisClientFactory {
     executor
   }
 
-  private def overrides(config: ConnectionConfig): ClientOverrideConfiguration = {
+  private def overrides(config: ConnectionConfig, retryLimits: Boolean = true): ClientOverrideConfiguration = {
     val builder = ClientOverrideConfiguration.builder()
       .scheduledExecutorService(timeouts)
-      .retryStrategy(retryStrategy(config.retry))
+      .retryStrategy(retryStrategy(config.retry, retryLimits))
       .apiCallAttemptTimeout(config.timeouts.apiCallAttempt)
       .addExecutionInterceptor(SdkCallStats)
       .addExecutionInterceptor(CallNaming)
@@ -127,15 +136,15 @@ object KinesisClientFactory {
    * 100 per stream) with LimitExceededException, which the SDK does not count as retryable on its own: one busy
    * neighbour on the account would otherwise fail a write or a micro-batch.
    */
-  def retryStrategy(retry: RetryConfig): RetryStrategy = {
+  def retryStrategy(retry: RetryConfig, retryLimits: Boolean = true): RetryStrategy = {
     val backoff = RetryBackoff.strategy(retry)
-    AwsRetryStrategy.standardRetryStrategy().toBuilder
+    val builder = AwsRetryStrategy.standardRetryStrategy().toBuilder
       .maxAttempts(retry.maxAttempts.getOrElse(Int.MaxValue))
       .backoffStrategy(backoff)
       .throttlingBackoffStrategy(backoff)
-      .retryOnException(classOf[LimitExceededException])
       .circuitBreakerEnabled(false)
-      .build()
+    if (retryLimits) builder.retryOnException(classOf[LimitExceededException])
+    builder.build()
   }
 
   private def credentialsProvider(config: ConnectionConfig, creds: CredentialsConfig): AwsCredentialsProvider =

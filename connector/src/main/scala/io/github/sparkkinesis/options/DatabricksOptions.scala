@@ -64,7 +64,8 @@ object DatabricksOptions {
     honoured(K.MaxFetchRate, "at most 2 (MB/s per shard); default adaptive (up to the shard's read quota) instead of 1.0"),
     honoured(K.MinFetchPeriod, "at least 200ms (Kinesis allows 5 calls per second per shard); default 200ms instead of 400ms"),
     honoured(K.MaxFetchDuration, "how long a snapshot waits for its shards' first answers before a batch is planned"),
-    honoured(K.FetchBufferSize, "default 1/8 of the executor heap instead of 20gb; prefetching pauses when it is full"),
+    honoured(K.FetchBufferSize, "default 1/8 of the executor heap instead of 20gb; a value above 1/4 of the heap " +
+      "(such as 20gb) is capped there with one INFO line; prefetching pauses when it is full"),
     honoured(K.ShardsPerTask, "default auto (no more tasks than Spark's default parallelism) instead of 5; not " +
       "together with maxPartitions"),
     Entry(MaxPartitions.key, Mapped, "an integer in 1..100000: the number of tasks that auto sizing aims at instead " +
@@ -77,8 +78,10 @@ object DatabricksOptions {
       "reads its shards straight from the executor's prefetch buffer), so there are no small blocks to merge"),
     Entry(CoalesceBinSize.key, NoEffect, "a size; no effect, as for coalesceThresholdBlockSize"),
     honoured(K.ConsumerMode, "polling or efo; enhanced fan-out serves streaming queries, batch reads poll"),
-    honoured(K.ConsumerName),
-    honoured(K.ConsumerNamePrefix, "default spark-kinesis_ instead of databricks_"),
+    honoured(K.ConsumerName, "used as given; Databricks registered its consumers as databricks_<name>: write " +
+      "consumerName=databricks_<name> to read through the consumer a Databricks job had (once that job is stopped)"),
+    honoured(K.ConsumerNamePrefix, "default spark-kinesis_ instead of databricks_; put before the name derived " +
+      "from the query id only, not before an explicit consumerName"),
     honoured(K.RegisteredConsumerId, "consumer ARNs, one per stream (comma-separated), or with " +
       "registeredConsumerIdType=name one consumer name looked up on every stream read; never deregistered"),
     Entry(RegisteredConsumerIdType.key, Mapped, "arn (the default here) or name, in any case: how " +

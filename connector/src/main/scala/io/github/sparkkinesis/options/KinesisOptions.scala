@@ -46,7 +46,7 @@ object KinesisOptions {
   val MaxBytesPerTrigger = opt("maxBytesPerTrigger", "none", "admission control: bytes per micro-batch across all shards", Source)
   val ShardsPerTask = opt("shardsPerTask", "auto", "how many shards one Spark task reads; auto = no more tasks than Spark's default parallelism", Source)
   val ShardFetchInterval = opt("shardFetchInterval", "1s", "how often shards are listed to discover resharding", Source)
-  val FetchBufferSize = opt("fetchBufferSize", "auto (1/8 of the executor heap)", "bytes of prefetched records one executor holds (all shards, all queries); prefetching pauses when full (e.g. 256mb)", Source)
+  val FetchBufferSize = opt("fetchBufferSize", "auto (1/8 of the executor heap)", "bytes of prefetched records one executor holds (all shards, all queries), at most 1/4 of the executor heap; prefetching pauses when full (e.g. 256mb)", Source)
   val FailOnDataLoss = opt("failOnDataLoss", "true", "fail when records the query has not read can no longer be read (expired past retention, stream recreated), or warn and go on with what is left", Source)
   val ConsumerMode = opt("consumerMode", "polling", "polling (GetRecords, shares each shard's 2 MiB/s with every polling reader) or efo (enhanced fan-out: SubscribeToShard, 2 MiB/s per shard for this query alone; streaming queries only, batch reads poll)", Source)
   val ConsumerName = opt("consumerName", "consumerNamePrefix + the query id", "with consumerMode=efo: the consumer registered on each stream read (reused when it exists)", Source)

@@ -18,6 +18,8 @@ final class FanOutConsumers(config: SourceConfig, fanOut: FanOutConfig, derivedN
   import FanOutConsumers._
 
   private val client: KinesisClient = KinesisClientFactory.sync(config.connection)
+  /** RegisterStreamConsumer's refusals come back at once, to be told apart ([[register]]). */
+  private lazy val registrar: KinesisClient = KinesisClientFactory.syncFailingOnLimits(config.connection)
   @volatile private var registered = Map.empty[String, String]
 
   /** The name this query registers under, when it registers one. */
@@ -95,36 +97,70 @@ final class FanOutConsumers(config: SourceConfig, fanOut: FanOutConfig, derivedN
         s"enhanced fan-out consumer '$name', which is not registered on stream $stream: register it, or give " +
         s"consumerName=$name instead to have the query register it"))
 
+  /**
+   * Registers first and asks questions after: Kinesis does not say how many consumers a stream allows (20, or 50
+   * on On-demand Advantage streams), only refuses one too many with LimitExceededException, which is also its
+   * answer to calls that come too fast. So a refusal is answered by listing the consumers ([[ConsumerLimit]]): a
+   * rate is waited out (within `registerConsumerTimeoutInterval`), the limit fails the query naming them.
+   */
   private def register(stream: String): String = {
     val streamArn = streamArnOf(stream)
     val deadline = System.nanoTime() + fanOut.registerTimeout.toNanos
     var arn: Option[String] = None
+    /** Since when Kinesis' refusals have looked like the stream's limit ([[ConsumerLimit.Persistence]]). */
+    var limitSince: Option[Long] = None
+    var first = true
     while (arn.isEmpty) {
       val existing = consumers(streamArn)
+      if (first) warnOfDatabricksConsumer(stream, existing)
+      first = false
       existing.find(_.consumerName() == consumerName) match {
         case Some(c) if c.consumerStatus() != ConsumerStatus.DELETING =>
           logInfo(s"Reusing enhanced fan-out consumer ${c.consumerARN()} on stream $stream")
           arn = Some(c.consumerARN())
         case Some(_) => waitABit(deadline, s"consumer '$consumerName' of stream $stream to finish deleting")
-        // Checked before, because Kinesis answers a 21st registration with LimitExceededException, which the
-        // retry policy retries (it is also how Kinesis says "too many calls").
-        case None if existing.size >= MaxConsumersPerStream =>
-          throw new IllegalStateException(s"Stream $stream has $MaxConsumersPerStream enhanced fan-out consumers, as " +
-            s"many as Kinesis allows: deregister one (${existing.map(_.consumerName()).sorted.mkString(", ")}), " +
-            "give one with registeredConsumerId, or read with consumerMode=polling")
         case None =>
           try {
-            val consumer = client.registerStreamConsumer((b: RegisterStreamConsumerRequest.Builder) =>
+            val consumer = registrar.registerStreamConsumer((b: RegisterStreamConsumerRequest.Builder) =>
               b.streamARN(streamArn).consumerName(consumerName)).consumer()
             logInfo(s"Registered enhanced fan-out consumer ${consumer.consumerARN()} on stream $stream")
             arn = Some(consumer.consumerARN())
           } catch {
             case _: ResourceInUseException => () // registered meanwhile (another run of this query): found next round
+            case e: LimitExceededException =>
+              val listed = consumers(streamArn)
+              val now = System.nanoTime()
+              limitSince = if (ConsumerLimit.looksReached(listed, consumerName)) limitSince.orElse(Some(now)) else None
+              // Past the deadline too: the limit says more than running out of time would.
+              if (limitSince.exists(since => now - since >= ConsumerLimit.Persistence.toNanos ||
+                  now + PollInterval.toNanos > deadline)) throw tooManyConsumers(stream, listed, e)
+              waitABit(deadline, s"consumer '$consumerName' to be accepted on stream $stream (Kinesis refused it " +
+                s"with LimitExceededException: ${e.awsErrorDetails().errorMessage()})")
           }
       }
     }
     arn.get
   }
+
+  private def tooManyConsumers(stream: String, listed: Seq[Consumer], e: LimitExceededException): Exception =
+    new IllegalStateException(s"Stream $stream has ${listed.size} enhanced fan-out consumers, as many as Kinesis " +
+      s"allows (Kinesis: ${e.awsErrorDetails().errorMessage()}): deregister one " +
+      s"(${listed.map(_.consumerName()).sorted.mkString(", ")}), give one with registeredConsumerId, or read with " +
+      "consumerMode=polling", e)
+
+  /**
+   * Databricks' connector names every consumer it registers `databricks_` + its name: a job moved from there with
+   * its `consumerName` registers a consumer of its own beside the one it used (a consumer name is used as given:
+   * reusing the other one silently would take its subscriptions from the Databricks job if that still runs).
+   */
+  private def warnOfDatabricksConsumer(stream: String, existing: Seq[Consumer]): Unit =
+    if (fanOut.consumerName.isDefined && !existing.exists(_.consumerName() == consumerName))
+      existing.find(_.consumerName() == DatabricksPrefix + consumerName).foreach { c =>
+        logWarning(s"Stream $stream has enhanced fan-out consumer '${c.consumerName()}', the one Databricks' " +
+          s"connector registers for consumerName=$consumerName; this query registers '$consumerName', a consumer " +
+          s"of its own. To read through '${c.consumerName()}' instead (once the Databricks job is stopped), set " +
+          s"consumerName=${c.consumerName()}")
+      }
 
   private def consumers(streamArn: String): Seq[Consumer] = {
     import scala.jdk.CollectionConverters._
@@ -157,8 +193,8 @@ final class FanOutConsumers(config: SourceConfig, fanOut: FanOutConfig, derivedN
 }
 
 object FanOutConsumers {
-  /** Kinesis' limit of enhanced fan-out consumers per stream. */
-  val MaxConsumersPerStream = 20
+  /** What Databricks' connector puts before the name of every consumer it registers. */
+  val DatabricksPrefix = "databricks_"
   private val PollInterval = java.time.Duration.ofMillis(500)
   /** `arn:aws:kinesis:<region>:<account>:stream/<stream>/consumer/<name>:<created>` */
   private val ConsumerArn = """arn:aws[a-z-]*:kinesis:[^:]*:\d{12}:stream/([a-zA-Z0-9_.-]+)/consumer/([a-zA-Z0-9_.-]+):\d+""".r

@@ -27,7 +27,7 @@ final class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: St
   private val sourceId = UUID.randomUUID().toString
   private val discovery = new ShardDiscovery(config)
   private val planner = new FetchPlanner(config, discovery)
-  private val progress = new SourceProgress
+  private val progress = new SourceProgress(SourceProgress.modeOf(config), config.streams.size)
   /** `Trigger.AvailableNow`: when the run started (this JVM's clock), and where its feeds stop (see [[RunEnd]]). */
   private var availableNowStart: Option[Long] = None
   private var runEnd: Option[RunEnd] = None

@@ -90,7 +90,8 @@ object Prefetcher extends Logging {
   /** The default `fetchBufferSize`: an eighth of the heap, safe next to Spark's own use of it. */
   def defaultBufferBytes: Long = Runtime.getRuntime.maxMemory() / 8
 
-  def bufferLimit(config: SourceConfig): Long = config.fetchBufferSize.getOrElse(defaultBufferBytes)
+  /** The option as this JVM can hold it ([[FetchBufferCap]]), else the default. */
+  def bufferLimit(config: SourceConfig): Long = config.fetchBufferSize.map(FetchBufferCap(_)).getOrElse(defaultBufferBytes)
 
   /** Bytes of records held in this JVM, all queries together. */
   def heldBytes: Long = held.get()

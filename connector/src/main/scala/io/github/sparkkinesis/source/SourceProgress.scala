@@ -9,8 +9,11 @@ import io.github.sparkkinesis.client.CallCounts
  * where Databricks has one, ours beside them. Counts of calls, throttling and re-reads are what happened since
  * the snapshot that planned the previous batch, on every executor that ran a snapshot task: an idle stream's
  * snapshots (which no progress report may follow) add up until a batch reports them.
+ *
+ * @param mode how the query reads, `polling` or `efo` (Databricks' `mode`, in `consumerMode`'s words)
+ * @param numStreams the streams the query reads (Databricks' `numStreams`)
  */
-final class SourceProgress {
+final class SourceProgress(mode: String, numStreams: Int) {
   private val callsSeen = mutable.Map.empty[String, CallCounts]
   private val reReadsSeen = mutable.Map.empty[String, Long]
   private val misplacedSeen = mutable.Map.empty[String, Long]
@@ -66,6 +69,7 @@ final class SourceProgress {
     val behind = snapshots.flatMap(_.state.millisBehindLatest)
     val planned = snapshots.filter(_.advanced)
     Map(
+      "numStreams" -> numStreams.toLong,
       "numProcessedRecords" -> planned.map(_.state.records).sum,
       "numProcessedBytes" -> planned.map(_.state.bytes).sum,
       "totalPrefetchedBytes" -> heldBytes,
@@ -84,10 +88,15 @@ final class SourceProgress {
       "subscriptionRenewals" -> fanOut.renewals,
       "fanOutEvents" -> fanOut.events,
       "eventStreamErrors" -> fanOut.streamErrors
-    ).map { case (k, v) => k -> v.toString } ++
+    ).map { case (k, v) => k -> v.toString } + ("mode" -> mode) ++
       (if (behind.isEmpty) Map.empty[String, String] else Map(
         "avgMsBehindLatest" -> (behind.sum / behind.size).toString,
         "maxMsBehindLatest" -> behind.max.toString,
         "minMsBehindLatest" -> behind.min.toString))
   }
+}
+
+object SourceProgress {
+  /** The `mode` metric: the `consumerMode` the query reads with. */
+  def modeOf(config: SourceConfig): String = if (config.fanOut.isDefined) "efo" else "polling"
 }

@@ -12,7 +12,7 @@ class SourceProgressSuite extends AnyFunSuite {
   private def stats(calls: Long, throttled: Long) = ExecutorStats("exec-1", CallCounts(calls, throttled, throttled, 0), 0, 0, 100)
 
   test("calls made while idle are reported with the next batch, not lost between progress reports") {
-    val p = new SourceProgress
+    val p = new SourceProgress("polling", 1)
     def reported(k: String) = p.metrics(Map.empty)(k).toLong
     p.record(Seq(snapshot(advanced = true)), Seq(stats(calls = 10, throttled = 0)))
     assert(reported("kinesisCalls") == 10)
@@ -26,7 +26,7 @@ class SourceProgressSuite extends AnyFunSuite {
   }
 
   test("metrics are counted again for a new listing, and not recounted while neither listing nor snapshot changes") {
-    val p = new SourceProgress
+    val p = new SourceProgress("polling", 1)
     p.record(Seq(snapshot(advanced = true)), Seq(stats(calls = 10, throttled = 0)))
     val open = Map(key -> ShardMeta(key, Nil, BigInt(0), closed = false))
     val closed = Map(key -> ShardMeta(key, Nil, BigInt(0), closed = true))
@@ -38,11 +38,21 @@ class SourceProgressSuite extends AnyFunSuite {
   }
 
   test("misplaced KPL aggregates skipped are counted since the query started, per executor without double counting") {
-    val p = new SourceProgress
+    val p = new SourceProgress("polling", 1)
     def skipped(exec: String, n: Long) = ExecutorStats(exec, CallCounts(1, 0, 0, 0), 0, 0, 100, misplacedAggregates = n)
     p.record(Seq(snapshot(advanced = true)), Seq(skipped("exec-1", 2), skipped("exec-1", 2), skipped("exec-2", 1)))
     assert(p.metrics(Map.empty)("numMisplacedAggregatesSkipped") == "3", "two tasks of one executor report its count once")
     p.record(Seq(snapshot(advanced = true)), Seq(skipped("exec-1", 2), skipped("exec-2", 4)))
     assert(p.metrics(Map.empty)("numMisplacedAggregatesSkipped") == "6")
+  }
+
+  test("mode and numStreams, as Databricks reports them, from the options: before any snapshot too") {
+    def config(options: Map[String, String]) = SourceConfig(io.github.sparkkinesis.options.OptionReader(
+      Map("streamName" -> "a, b", "region" -> "eu-west-1") ++ options))
+    val polling = config(Map.empty)
+    val efo = config(Map("consumerMode" -> "EFO"))
+    val p = new SourceProgress(SourceProgress.modeOf(polling), polling.streams.size)
+    assert(p.metrics(Map.empty)("mode") == "polling" && p.metrics(Map.empty)("numStreams") == "2")
+    assert(new SourceProgress(SourceProgress.modeOf(efo), efo.streams.size).metrics(Map.empty)("mode") == "efo")
   }
 }

@@ -54,6 +54,8 @@ class SourceFanOutSuite extends AnyFunSuite with SimulatorSourceTest {
       eventually("the consumer counted in the metrics") {
         query.lastProgress != null && query.lastProgress.sources.head.metrics.get("numRegisteredConsumers") == "1"
       }
+      val reported = query.lastProgress.sources.head.metrics.asScala
+      assert(reported("mode") == "efo" && reported("numStreams") == "1", "Databricks' mode and numStreams")
       assert(metric(query, "fanOutEvents") > 0 && metric(query, "subscriptions") >= 2)
     } finally query.stop()
   }
@@ -251,18 +253,62 @@ class SourceFanOutSuite extends AnyFunSuite with SimulatorSourceTest {
     assert(consumers(stream).map(_.consumerName()) == Seq("ops-named"))
   }
 
-  test("a stream with 20 consumers: the 21st is refused with a message naming the limit and the way out") {
-    val stream = newStreamName("efo-full")
-    kinesis.createStream(stream, 1)
+  private def registerConsumers(stream: String, names: Seq[String]): Unit = {
     val streamArn = kinesis.control.describeStreamSummary((b: DescribeStreamSummaryRequest.Builder) => b.streamName(stream))
       .streamDescriptionSummary().streamARN()
-    (1 to 20).foreach(i => kinesis.control.registerStreamConsumer((b: RegisterStreamConsumerRequest.Builder) =>
-      b.streamARN(streamArn).consumerName(s"c$i")))
+    names.foreach(name => kinesis.control.registerStreamConsumer((b: RegisterStreamConsumerRequest.Builder) =>
+      b.streamARN(streamArn).consumerName(name)))
+  }
+
+  test("a stream with as many consumers as Kinesis allows: the query fails at start naming them and the way out") {
+    val stream = newStreamName("efo-full")
+    kinesis.createStream(stream, 1)
+    registerConsumers(stream, (1 to 20).map(i => s"c$i"))
     val query = new Collector().start(efo(stream), newCheckpoint(), Trigger.ProcessingTime(100))
     // awaitTermination rethrows the query's failure, which query.exception keeps.
     val error = try { scala.util.Try(query.awaitTermination(Duration.ofSeconds(60).toMillis)); query.exception } finally query.stop()
-    assert(error.exists(_.getMessage.contains("20 enhanced fan-out consumers, as many as Kinesis allows")), s"got $error")
-    assert(error.exists(_.getMessage.contains("consumerMode=polling")))
+    val message = error.map(_.getMessage).getOrElse("")
+    assert(message.contains(s"Stream $stream has 20 enhanced fan-out consumers, as many as Kinesis allows"), s"got $error")
+    assert(message.contains("Limit of 20 consumers per stream exceeded"), "Kinesis' own words are in the message")
+    assert(message.contains("c1, c10, c11") && message.contains("consumerMode=polling"))
+    assert(consumers(stream).size == 20)
+  }
+
+  test("a stream that allows 50 consumers (On-demand Advantage): with 21, registrations refused for their rate are waited out") {
+    val stream = newStreamName("efo-advantage")
+    kinesis.createStream(stream, 1)
+    simulator.admin.settings("""{"quotas": {"consumersPerStream": 50}}""")
+    try {
+      registerConsumers(stream, (1 to 20).map(i => s"c$i"))
+      val put = kinesis.putAll(stream, keyed("a", 10))
+      // RegisterStreamConsumer at 0.5 a second: c21 takes the one call there is, the query's is refused for a while
+      // with the LimitExceededException a full stream would get.
+      simulator.admin.settings("""{"quotas": {"factor": 0.1}}""")
+      registerConsumers(stream, Seq("c21"))
+      val throttled = simulator.admin.operationCounter("RegisterStreamConsumer", "throttled")
+      assertExactly(readAvailableNow(efo(stream, "consumerName" -> "c22")).records, put)
+      assert(simulator.admin.operationCounter("RegisterStreamConsumer", "throttled") > throttled, "no refusal to wait out")
+      assert(consumers(stream).size == 22 && consumers(stream).exists(_.consumerName() == "c22"))
+    } finally simulator.admin.settings("""{"quotas": {"factor": 1.0, "consumersPerStream": 20}}""")
+  }
+
+  test("a consumer Databricks registered (databricks_<name>) is read through with consumerName=databricks_<name>") {
+    val stream = newStreamName("efo-databricks")
+    kinesis.createStream(stream, 1)
+    registerConsumers(stream, Seq("databricks_orders"))
+    val put = kinesis.putAll(stream, keyed("d", 10))
+    val log = LogCapture.install()
+    try {
+      assertExactly(readAvailableNow(efo(stream, "consumerName" -> "databricks_orders")).records, put)
+      assert(consumers(stream).map(_.consumerName()) == Seq("databricks_orders"), "a second consumer was registered")
+      assert(!log.text.contains("the one Databricks' connector registers"))
+      // The Databricks job's own option: a consumer of its own, and a WARN naming the one to reuse.
+      assertExactly(readAvailableNow(efo(stream, "consumerName" -> "orders")).records, put)
+      assert(consumers(stream).map(_.consumerName()).sorted == Seq("databricks_orders", "orders"))
+      assert(log.text.contains(s"Stream $stream has enhanced fan-out consumer 'databricks_orders', the one Databricks' " +
+        "connector registers for consumerName=orders"), log.text.takeRight(3000))
+      assert(log.text.contains("set consumerName=databricks_orders"))
+    } finally log.uninstall()
   }
 
   test("quiet shards on a small buffer: every subscription keeps asking, so each shard's next record comes at once") {

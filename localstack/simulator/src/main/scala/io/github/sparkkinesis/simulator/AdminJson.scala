@@ -13,7 +13,7 @@ object AdminJson {
     q.put("enabled", s.quotas.enabled).put("factor", s.quotas.factor).put("writeBytes", s.quotas.writeBytes)
       .put("writeRecords", s.quotas.writeRecords).put("readCalls", s.quotas.readCalls).put("readBytes", s.quotas.readBytes)
       .put("listShards", s.quotas.listShards).put("describeStreamSummary", s.quotas.describeStreamSummary)
-      .put("getShardIterator", s.quotas.getShardIterator)
+      .put("getShardIterator", s.quotas.getShardIterator).put("consumersPerStream", s.quotas.consumersPerStream)
     node.put("iteratorExpiryMillis", s.iteratorExpiryMillis)
     s.retentionMillis match {
       case Some(r) => node.put("retentionMillis", r)
@@ -28,7 +28,7 @@ object AdminJson {
   }
 
   private val quotaFields = Set("enabled", "factor", "writeBytes", "writeRecords", "readCalls", "readBytes",
-    "listShards", "describeStreamSummary", "getShardIterator")
+    "listShards", "describeStreamSummary", "getShardIterator", "consumersPerStream")
 
   /** The settings with the fields present in `patch` changed; unknown fields are an error, not silently ignored. */
   def patchSettings(s: Settings, patch: JsonNode): Settings = {
@@ -41,7 +41,12 @@ object AdminJson {
       QuotaSettings(flag("enabled", old.enabled), Option(qp.get("factor")).map(_.asDouble()).getOrElse(old.factor),
         flag("writeBytes", old.writeBytes), flag("writeRecords", old.writeRecords), flag("readCalls", old.readCalls),
         flag("readBytes", old.readBytes), flag("listShards", old.listShards),
-        flag("describeStreamSummary", old.describeStreamSummary), flag("getShardIterator", old.getShardIterator))
+        flag("describeStreamSummary", old.describeStreamSummary), flag("getShardIterator", old.getShardIterator),
+        Option(qp.get("consumersPerStream")).map { n =>
+          if (!n.isIntegralNumber || !n.canConvertToInt)
+            throw new IllegalArgumentException(s"consumersPerStream is a whole number, got $n")
+          n.asInt()
+        }.getOrElse(old.consumersPerStream))
     }.getOrElse(s.quotas)
     val expiry = Option(patch.get("iteratorExpiryMillis")).map(_.asLong()).getOrElse(s.iteratorExpiryMillis)
     val retention = Option(patch.get("retentionMillis")) match {

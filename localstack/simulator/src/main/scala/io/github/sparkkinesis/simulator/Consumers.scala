@@ -27,7 +27,8 @@ final class ConsumerState(val name: String, val arn: String, val createdMillis: 
 
 /**
  * RegisterStreamConsumer, DescribeStreamConsumer, ListStreamConsumers and DeregisterStreamConsumer as AWS answers
- * them, with its limit of 20 consumers per stream and its call rates (when quotas are on): RegisterStreamConsumer 5 per
+ * them, with its limit of consumers per stream (20, or 50 on On-demand Advantage streams:
+ * `quotas.consumersPerStream`) and its call rates (when quotas are on): RegisterStreamConsumer 5 per
  * second per account, DeregisterStreamConsumer and ListStreamConsumers 5 and DescribeStreamConsumer 20 per second
  * per stream (`LimitExceededException`).
  */
@@ -56,8 +57,9 @@ final class Consumers(sim: Simulator) {
     purge(stream, now)
     if (stream.consumers.contains(name)) throw KinesisError.inUse(
       s"Consumer ${Consumers.arnOf(stream, name, 0L).dropRight(2)} already exists")
-    if (sim.settings.quotas.enabled && stream.consumers.size >= Consumers.MaxPerStream) throw KinesisError.limit(
-      s"Limit of ${Consumers.MaxPerStream} consumers per stream exceeded for stream ${stream.arn}")
+    val allowed = sim.settings.quotas.consumersPerStream
+    if (sim.settings.quotas.enabled && stream.consumers.size >= allowed) throw KinesisError.limit(
+      s"Limit of $allowed consumers per stream exceeded for stream ${stream.arn}")
     val consumer = new ConsumerState(name, Consumers.arnOf(stream, name, now / 1000), now)
     stream.consumers(name) = consumer
     obj("Consumer" -> view(stream, consumer, now, withStream = false))
@@ -134,7 +136,6 @@ final class Consumers(sim: Simulator) {
 }
 
 object Consumers {
-  val MaxPerStream = 20
   private val Arn = """arn:aws[a-z-]*:kinesis:[^:]*:\d{12}:stream/([a-zA-Z0-9_.-]+)/consumer/[a-zA-Z0-9_.-]+:\d+""".r
 
   def arnOf(stream: StreamState, name: String, createdSeconds: Long): String = s"${stream.arn}/consumer/$name:$createdSeconds"

@@ -3,7 +3,8 @@ package io.github.sparkkinesis.simulator
 /**
  * Which of the AWS quotas the simulator enforces, and a factor that scales every rate (0.1 makes a test's
  * throttling appear ten times sooner; 10 loosens them). Rates are AWS's documented per-shard, per-stream and
- * per-account limits.
+ * per-account limits. `consumersPerStream` is the enhanced fan-out consumers a stream allows: 20, or 50 on
+ * On-demand Advantage streams.
  */
 final case class QuotaSettings(
     enabled: Boolean = true,
@@ -14,8 +15,10 @@ final case class QuotaSettings(
     readBytes: Boolean = true,
     listShards: Boolean = true,
     describeStreamSummary: Boolean = true,
-    getShardIterator: Boolean = true) {
+    getShardIterator: Boolean = true,
+    consumersPerStream: Int = QuotaSettings.ConsumersPerStream) {
   require(factor > 0, s"quota factor must be positive, got $factor")
+  require(consumersPerStream > 0, s"consumers per stream must be positive, got $consumersPerStream")
 
   def writeBytesPerSecond: Double = QuotaSettings.WriteBytesPerSecond * factor
   def writeRecordsPerSecond: Double = QuotaSettings.WriteRecordsPerSecond * factor
@@ -36,6 +39,7 @@ object QuotaSettings {
   val ListShardsPerSecond: Double = 100
   val DescribeStreamSummaryPerSecond: Double = 20
   val GetShardIteratorPerSecond: Double = 5
+  val ConsumersPerStream = 20
 
   val off: QuotaSettings = QuotaSettings(enabled = false)
 }

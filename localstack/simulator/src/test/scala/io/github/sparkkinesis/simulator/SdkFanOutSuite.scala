@@ -200,6 +200,26 @@ class SdkFanOutSuite extends AnyFunSuite with SimulatorFixture {
     assert(full.getMessage.contains("Limit of 20 consumers per stream exceeded"))
   }
 
+  test("consumersPerStream: 50, as On-demand Advantage streams allow, lets a 21st consumer register and refuses a 51st") {
+    admin.settings("""{"consumerActivationMillis": 0, "quotas": {"enabled": false, "consumersPerStream": 50}}""")
+    assert(admin.settings("{}").get("quotas").get("consumersPerStream").asInt() == 50)
+    val stream = newStreamName("advantage")
+    createStream(stream, 1)
+    def register(name: String) = kinesis.registerStreamConsumer((b: RegisterStreamConsumerRequest.Builder) =>
+      b.streamARN(streamArn(stream)).consumerName(name))
+    (1 to 20).foreach(i => register(s"c$i"))
+    admin.quotas(enabled = true)
+    assert(register("c21").consumer().consumerName() == "c21")
+    admin.quotas(enabled = false)
+    (22 to 50).foreach(i => register(s"c$i"))
+    admin.quotas(enabled = true)
+    val full = intercept[LimitExceededException](register("c51"))
+    assert(full.getMessage.contains("Limit of 50 consumers per stream exceeded"))
+    assert(consumersOf(stream).size == 50)
+    val bad = intercept[Exception](admin.settings("""{"quotas": {"consumersPerStream": 2.5}}"""))
+    assert(bad.getMessage.contains("consumersPerStream is a whole number"), bad.getMessage)
+  }
+
   test("faults: a cut subscription fails on the client, an exception event names its type") {
     admin.settings("""{"consumerActivationMillis": 0, "subscriptionHeartbeatMillis": 200}""")
     val stream = newStreamName("cut")
