@@ -5,4 +5,5 @@ package scala.jdk
  * sources import one name. The 2.12 assembly relocates `scala.jdk` (Spark 3.5 ships scala-collection-compat,
  * which has a class of this name).
  */
-object CollectionConverters extends scala.collection.convert.DecorateAsJava with scala.collection.convert.DecorateAsScala
+object CollectionConverters extends scala.collection.convert.DecorateAsJava
+  with scala.collection.convert.DecorateAsScala

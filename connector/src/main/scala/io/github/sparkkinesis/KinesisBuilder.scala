@@ -42,7 +42,8 @@ abstract class KinesisBuilder[B <: KinesisBuilder[B]] {
     updated(settings.filter { case (k, _) => !k.equalsIgnoreCase(key) }.updated(key, value))
 
   /** The exact options the builder applies. */
-  def options(): util.Map[String, String] = util.Collections.unmodifiableMap(new util.TreeMap[String, String](settings.asJava))
+  def options(): util.Map[String, String] =
+    util.Collections.unmodifiableMap(new util.TreeMap[String, String](settings.asJava))
 
   override def toString: String = s"${getClass.getSimpleName}(${OptionReader.redact(settings)})"
 }

@@ -30,7 +30,8 @@ class KinesisProvider extends TableProvider with DataSourceRegister {
     SparkRedaction.ensure()
     // Bad values fail here, when the DataFrame is defined, not later on the query's thread.
     val reader = OptionReader(new CaseInsensitiveStringMap(properties))
-    if (reader.get(KinesisOptions.StreamName).isDefined || reader.get(KinesisOptions.StreamARN).isDefined) SourceConfig(reader)
+    if (reader.get(KinesisOptions.StreamName).isDefined || reader.get(KinesisOptions.StreamARN).isDefined)
+      SourceConfig(reader)
     new KinesisTable(schema, layout)
   }
 }

@@ -35,7 +35,8 @@ final class KinesisSourceBuilder private[sparkkinesis] (protected val settings: 
   def withInitialTimestamp(timestamp: Instant): KinesisSourceBuilder =
     set(InitialPosition, "at_timestamp").set(InitialTimestamp, timestamp.toEpochMilli)
 
-  def withInitialTimestamp(epochMillis: Long): KinesisSourceBuilder = withInitialTimestamp(Instant.ofEpochMilli(epochMillis))
+  def withInitialTimestamp(epochMillis: Long): KinesisSourceBuilder =
+    withInitialTimestamp(Instant.ofEpochMilli(epochMillis))
 
   def withMaxRecordsPerFetch(records: Int): KinesisSourceBuilder = set(MaxRecordsPerFetch, records)
   def withMaxFetchRate(megabytesPerSecond: Double): KinesisSourceBuilder = set(MaxFetchRate, megabytesPerSecond)
@@ -57,9 +58,11 @@ final class KinesisSourceBuilder private[sparkkinesis] (protected val settings: 
   /** Read with enhanced fan-out (`consumerMode=efo`) through a consumer named after the query, registered if missing. */
   def withEnhancedFanOut(): KinesisSourceBuilder = set(ConsumerMode, "efo")
   /** Read with enhanced fan-out through the consumer `consumerName` on each stream, registered if missing. */
-  def withEnhancedFanOut(consumerName: String): KinesisSourceBuilder = withEnhancedFanOut().set(ConsumerName, consumerName)
+  def withEnhancedFanOut(consumerName: String): KinesisSourceBuilder =
+    withEnhancedFanOut().set(ConsumerName, consumerName)
   /** Deregister the enhanced fan-out consumer the query registered when it stops (default: keep it for restarts). */
-  def withRequireConsumerDeregistration(deregister: Boolean): KinesisSourceBuilder = set(RequireConsumerDeregistration, deregister)
+  def withRequireConsumerDeregistration(deregister: Boolean): KinesisSourceBuilder =
+    set(RequireConsumerDeregistration, deregister)
 
   /** A streaming DataFrame of the source schema. */
   def build(spark: SparkSession): DataFrame = {

@@ -34,7 +34,8 @@ final case class RetryStrategy(maxAttempts: Option[Int], initialBackoff: Duratio
   def options: Map[String, String] = Map(
     KinesisOptions.RetryMaxAttempts.key -> maxAttempts.fold("unlimited")(_.toString),
     KinesisOptions.RetryInitialBackoff.key -> s"${initialBackoff.toMillis}ms",
-    KinesisOptions.RetryMaxBackoff.key -> s"${maxBackoff.toMillis}ms")
+    KinesisOptions.RetryMaxBackoff.key -> s"${maxBackoff.toMillis}ms"
+  )
 }
 
 /** The seed design's retry strategies; usable from Java as `RetryStrategies.indefinitely(250)`. */

@@ -37,7 +37,8 @@ object RowLayout {
     StructField(AwsStreamName, StringType),
     StructField(KinesisSchema.PartitionKey, StringType),
     StructField(KinesisSchema.SequenceNumber, StringType),
-    StructField(KinesisSchema.ApproximateArrivalTimestamp, TimestampType)))
+    StructField(KinesisSchema.ApproximateArrivalTimestamp, TimestampType)
+  ))
 
   val AwsKinesis: RowLayout = RowLayout(AwsKinesisProvider.ShortName, AwsKinesisSchema, AwsStreamName)
 }

@@ -22,5 +22,6 @@ object TaskIdleWork {
   }
 
   /** The running task's idle work, or null. */
-  def current(): Runnable = Option(TaskContext.get()).map(t => byTask.get(java.lang.Long.valueOf(t.taskAttemptId()))).orNull
+  def current(): Runnable =
+    Option(TaskContext.get()).map(t => byTask.get(java.lang.Long.valueOf(t.taskAttemptId()))).orNull
 }

@@ -6,8 +6,14 @@ import org.scalatest.funsuite.AnyFunSuite
 class KinesisSchemaSuite extends AnyFunSuite {
   test("the source schema is the one SPEC §2 promises, in order") {
     val expected = Seq(
-      "partitionKey" -> StringType, "data" -> BinaryType, "stream" -> StringType, "shardId" -> StringType,
-      "sequenceNumber" -> StringType, "approximateArrivalTimestamp" -> TimestampType, "subSequenceNumber" -> LongType)
+      "partitionKey" -> StringType,
+      "data" -> BinaryType,
+      "stream" -> StringType,
+      "shardId" -> StringType,
+      "sequenceNumber" -> StringType,
+      "approximateArrivalTimestamp" -> TimestampType,
+      "subSequenceNumber" -> LongType
+    )
     assert(KinesisSchema.schema.fields.map(f => f.name -> f.dataType).toSeq == expected)
   }
 
@@ -22,22 +28,34 @@ class KinesisSchemaSuite extends AnyFunSuite {
     assert(provider.shortName() == "aws-kinesis")
     val schema = provider.inferSchema(org.apache.spark.sql.util.CaseInsensitiveStringMap.empty())
     assert(schema.fields.map(f => (f.name, f.dataType, f.nullable)).toSeq == Seq(
-      ("data", BinaryType, true), ("streamName", StringType, true), ("partitionKey", StringType, true),
-      ("sequenceNumber", StringType, true), ("approximateArrivalTimestamp", TimestampType, true)))
+      ("data", BinaryType, true),
+      ("streamName", StringType, true),
+      ("partitionKey", StringType, true),
+      ("sequenceNumber", StringType, true),
+      ("approximateArrivalTimestamp", TimestampType, true)
+    ))
   }
 
   test("each layout places every value at its column's ordinal, -1 for a column it lacks") {
     val ours = RowLayout.Kinesis
-    assert(Seq(ours.partitionKey, ours.data, ours.stream, ours.shardId, ours.sequenceNumber,
-      ours.approximateArrivalTimestamp, ours.subSequenceNumber) == (0 to 6))
+    assert(Seq(
+      ours.partitionKey,
+      ours.data,
+      ours.stream,
+      ours.shardId,
+      ours.sequenceNumber,
+      ours.approximateArrivalTimestamp,
+      ours.subSequenceNumber) == (0 to 6))
     val aws = RowLayout.AwsKinesis
     assert(Seq(aws.data, aws.stream, aws.partitionKey, aws.sequenceNumber, aws.approximateArrivalTimestamp) == (0 to 4))
     assert(aws.shardId == -1 && aws.subSequenceNumber == -1)
   }
 
   test("both short names are registered as data sources") {
-    val registered = scala.io.Source.fromInputStream(getClass.getResourceAsStream(
-      "/META-INF/services/org.apache.spark.sql.sources.DataSourceRegister"), "UTF-8").getLines().map(_.trim).filter(_.nonEmpty).toList
+    val registered = scala.io.Source.fromInputStream(
+      getClass.getResourceAsStream(
+        "/META-INF/services/org.apache.spark.sql.sources.DataSourceRegister"),
+      "UTF-8").getLines().map(_.trim).filter(_.nonEmpty).toList
     assert(registered == List(classOf[KinesisProvider].getName, classOf[AwsKinesisProvider].getName))
   }
 }

@@ -21,19 +21,33 @@ class KinesisSinksSuite extends AnyFunSuite {
       .withOption("apiCallAttemptTimeout", "5s")
       .options().asScala.toMap
     assert(options == Map(
-      "streamName" -> "events", "region" -> "eu-west-1", "endpoint" -> "http://127.0.0.1:4566",
-      "awsAccessKey" -> "AKIDEXAMPLE", "awsSecretKey" -> "secret", "awsSessionToken" -> "token",
-      "retryMaxAttempts" -> "7", "retryInitialBackoff" -> "50ms", "retryMaxBackoff" -> "2000ms",
-      "maxRecordsPerRequest" -> "250", "maxBytesPerRequest" -> "5242880", "maxInFlightRequests" -> "8",
-      "preserveKeyOrder" -> "true", "clusterByPartitionKey" -> "true", "flowControl" -> "aimd",
-      "apiCallAttemptTimeout" -> "5s"))
+      "streamName" -> "events",
+      "region" -> "eu-west-1",
+      "endpoint" -> "http://127.0.0.1:4566",
+      "awsAccessKey" -> "AKIDEXAMPLE",
+      "awsSecretKey" -> "secret",
+      "awsSessionToken" -> "token",
+      "retryMaxAttempts" -> "7",
+      "retryInitialBackoff" -> "50ms",
+      "retryMaxBackoff" -> "2000ms",
+      "maxRecordsPerRequest" -> "250",
+      "maxBytesPerRequest" -> "5242880",
+      "maxInFlightRequests" -> "8",
+      "preserveKeyOrder" -> "true",
+      "clusterByPartitionKey" -> "true",
+      "flowControl" -> "aimd",
+      "apiCallAttemptTimeout" -> "5s"
+    ))
   }
 
   test("withAggregation sets aggregation=kpl, with or without its limits") {
     assert(KinesisSinks.kinesis("s").withAggregation().options().asScala.toMap ==
       Map("streamName" -> "s", "aggregation" -> "kpl"))
     assert(KinesisSinks.kinesis("s").withAggregation(65536, 200, 50).options().asScala.toMap == Map(
-      "streamName" -> "s", "aggregation" -> "kpl", "aggregationMaxBytes" -> "65536", "aggregationMaxRecords" -> "200",
+      "streamName" -> "s",
+      "aggregation" -> "kpl",
+      "aggregationMaxBytes" -> "65536",
+      "aggregationMaxRecords" -> "200",
       "aggregationLingerMs" -> "50"))
   }
 
@@ -70,10 +84,19 @@ class KinesisSinksSuite extends AnyFunSuite {
   }
 
   test("Java callers get the same builder and options") {
-    assert(KinesisSinksFromJava.options().asScala.toMap == Map("streamName" -> "events", "region" -> "eu-west-1",
-      "retryMaxAttempts" -> "unlimited", "retryInitialBackoff" -> "250ms", "retryMaxBackoff" -> "250ms",
-      "maxInFlightRequests" -> "2", "preserveKeyOrder" -> "true", "aggregation" -> "kpl",
-      "aggregationMaxBytes" -> "65536", "aggregationMaxRecords" -> "500", "aggregationLingerMs" -> "50"))
+    assert(KinesisSinksFromJava.options().asScala.toMap == Map(
+      "streamName" -> "events",
+      "region" -> "eu-west-1",
+      "retryMaxAttempts" -> "unlimited",
+      "retryInitialBackoff" -> "250ms",
+      "retryMaxBackoff" -> "250ms",
+      "maxInFlightRequests" -> "2",
+      "preserveKeyOrder" -> "true",
+      "aggregation" -> "kpl",
+      "aggregationMaxBytes" -> "65536",
+      "aggregationMaxRecords" -> "500",
+      "aggregationLingerMs" -> "50"
+    ))
     assert(KinesisSinksFromJava.defaultRetryOptions().get("retryMaxBackoff") == "3000ms")
   }
 

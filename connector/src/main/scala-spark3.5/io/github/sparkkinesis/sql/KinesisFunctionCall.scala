@@ -11,7 +11,8 @@ import org.apache.spark.sql.catalyst.rules.Rule
  */
 final case class KinesisFunctionCall(function: KinesisFunction, options: Map[String, String]) extends UnresolvedLeafNode {
   // Plans are printed (errors, logs, explain): never with a secret.
-  override protected def stringArgs: Iterator[Any] = Iterator(s"${function.name}(${FunctionArguments.printable(options)})")
+  override protected def stringArgs: Iterator[Any] =
+    Iterator(s"${function.name}(${FunctionArguments.printable(options)})")
 
   /** What `spark.read.format(...)` with these options reads, resolved (Spark 3.5 has no UnresolvedDataSource). */
   def dataSource(session: SparkSession): LogicalPlan =

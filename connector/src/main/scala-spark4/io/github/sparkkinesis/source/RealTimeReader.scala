@@ -52,8 +52,8 @@ final class RealTimeReader(partition: RealTimeInputPartition) extends SupportsRe
         position = emitted
         block = RecordBlock.empty
         index = 0
-        feed = Prefetcher.feedFor(partition.sourceId, partition.config, key, position, runEnd = None,
-          spill = false, hashKeys)
+        feed =
+          Prefetcher.feedFor(partition.sourceId, partition.config, key, position, runEnd = None, spill = false, hashKeys)
         feed.failed.foreach(e => throw SnapshotJob.failure(key, e))
         val ended = feed.ended // read before the records: nothing is added to a feed after its end
         val taken = feed.heldAfter(position)
@@ -65,13 +65,19 @@ final class RealTimeReader(partition: RealTimeInputPartition) extends SupportsRe
 
     def snapshot(location: String): ShardSnapshot = {
       val f = feed
-      val state = FeedState(emitted, records, bytes, Option(f).flatMap(_.millisBehindLatest),
-        caughtUp = done || Option(f).exists(_.caughtUp), Option(f).map(_.bytesHeld).getOrElse(0L))
+      val state = FeedState(
+        emitted,
+        records,
+        bytes,
+        Option(f).flatMap(_.millisBehindLatest),
+        caughtUp = done || Option(f).exists(_.caughtUp),
+        Option(f).map(_.bytesHeld).getOrElse(0L))
       ShardSnapshot(key, from, state, location)
     }
   }
 
-  private var cursors = partition.starts.map { case (key, from) => new Cursor(key, from, partition.hashKeys.get(key)) }.toArray
+  private var cursors =
+    partition.starts.map { case (key, from) => new Cursor(key, from, partition.hashKeys.get(key)) }.toArray
   private lazy val discovery = new ShardDiscovery(partition.config)
   private val out = new SourceRow(partition.config.layout)
   private val location = SnapshotJob.executorLocation()
@@ -80,7 +86,8 @@ final class RealTimeReader(partition: RealTimeInputPartition) extends SupportsRe
   private var turn = 0
 
   override def nextWithTimeout(startTimeMs: java.lang.Long, timeoutMs: java.lang.Long): RecordStatus = {
-    val deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(startTimeMs + timeoutMs - System.currentTimeMillis())
+    val deadline =
+      System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(startTimeMs + timeoutMs - System.currentTimeMillis())
     var status: RecordStatus = null
     keepFeeds()
     while (status == null) {
@@ -135,7 +142,8 @@ final class RealTimeReader(partition: RealTimeInputPartition) extends SupportsRe
     discovery.invalidate() // listed before the parent ended, it would not show the children
     val mine = cursors.map(c => c.key -> c).toMap
     val children = discovery.shards().values.filter { m =>
-      !mine.contains(m.key) && m.parents.nonEmpty && m.parents.forall(p => mine.get(ShardKey(m.key.stream, p)).exists(_.done))
+      !mine.contains(m.key) && m.parents.nonEmpty && m.parents.forall(p =>
+        mine.get(ShardKey(m.key.stream, p)).exists(_.done))
     }
     cursors = cursors ++ children.toSeq.sortBy(_.key).map(m => new Cursor(m.key, TrimHorizon, Some(m.hashKeys)))
   }

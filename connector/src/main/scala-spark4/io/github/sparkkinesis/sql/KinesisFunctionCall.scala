@@ -8,7 +8,8 @@ import org.apache.spark.sql.catalyst.util.CaseInsensitiveMap
 /** A call of one of our table functions, with its checked options, until it is known to be a batch or a stream. */
 final case class KinesisFunctionCall(function: KinesisFunction, options: Map[String, String]) extends UnresolvedLeafNode {
   // Plans are printed (errors, logs, explain): never with a secret.
-  override protected def stringArgs: Iterator[Any] = Iterator(s"${function.name}(${FunctionArguments.printable(options)})")
+  override protected def stringArgs: Iterator[Any] =
+    Iterator(s"${function.name}(${FunctionArguments.printable(options)})")
 
   /** What `spark.read.format(...)`/`spark.readStream.format(...)` with these options builds; Spark resolves it. */
   def dataSource(streaming: Boolean): LogicalPlan = {
@@ -26,7 +27,8 @@ final case class KinesisFunctionCall(function: KinesisFunction, options: Map[Str
  */
 object ResolveKinesisFunctions extends Rule[LogicalPlan] {
   override def apply(plan: LogicalPlan): LogicalPlan = plan.resolveOperatorsDown {
-    case stream @ NamedStreamingRelation(call: KinesisFunctionCall, _) => stream.copy(child = call.dataSource(streaming = true))
+    case stream @ NamedStreamingRelation(call: KinesisFunctionCall, _) =>
+      stream.copy(child = call.dataSource(streaming = true))
     case call: KinesisFunctionCall => call.dataSource(streaming = false)
   }
 }

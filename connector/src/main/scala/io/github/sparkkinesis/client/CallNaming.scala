@@ -1,7 +1,12 @@
 package io.github.sparkkinesis.client
 
 import software.amazon.awssdk.awscore.exception.AwsServiceException
-import software.amazon.awssdk.core.interceptor.{Context, ExecutionAttributes, ExecutionInterceptor, SdkExecutionAttribute}
+import software.amazon.awssdk.core.interceptor.{
+  Context,
+  ExecutionAttributes,
+  ExecutionInterceptor,
+  SdkExecutionAttribute
+}
 
 /**
  * Names the API call and the error code in every error AWS answers, once the SDK's retries are over. The SDK's own
@@ -15,7 +20,8 @@ object CallNaming extends ExecutionInterceptor {
       case e: AwsServiceException if e.awsErrorDetails() != null =>
         val details = e.awsErrorDetails()
         val call = attributes.getAttribute(SdkExecutionAttribute.OPERATION_NAME)
-        val named = s"$call failed with ${details.errorCode()}: ${Option(details.errorMessage()).getOrElse("no message")}"
+        val named =
+          s"$call failed with ${details.errorCode()}: ${Option(details.errorMessage()).getOrElse("no message")}"
         e.toBuilder.message(named).awsErrorDetails(details.toBuilder.errorMessage(named).build()).build()
       case other => other
     }

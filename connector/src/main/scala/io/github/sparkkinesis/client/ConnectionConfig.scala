@@ -23,7 +23,7 @@ object CredentialsConfig {
   case object DefaultChain extends CredentialsConfig
 
   final case class Static(accessKey: String, secretKey: String, sessionToken: Option[String])
-      extends CredentialsConfig {
+    extends CredentialsConfig {
     override def toString: String =
       s"Static(accessKey=${mask(accessKey)}, secretKey=***, sessionToken=${sessionToken.map(_ => "***")})"
   }

@@ -89,10 +89,11 @@ object KinesisClientFactory {
       .httpClientBuilder(NettyNioAsyncHttpClient.builder()
         .protocol(Protocol.HTTP2)
         .maxConcurrency(Int.MaxValue)
-        .http2Configuration((h: Http2Configuration.Builder) => h
-          .maxStreams(FanOutStreamsPerConnection)
-          .initialWindowSize(FanOutWindowBytes)
-          .healthCheckPingPeriod(java.time.Duration.ofSeconds(10)))
+        .http2Configuration((h: Http2Configuration.Builder) =>
+          h
+            .maxStreams(FanOutStreamsPerConnection)
+            .initialWindowSize(FanOutWindowBytes)
+            .healthCheckPingPeriod(java.time.Duration.ofSeconds(10)))
         .connectionTimeout(config.timeouts.connect)
         .readTimeout(FanOutReadTimeout))
       .region(resolveRegion(config))

@@ -11,9 +11,17 @@ import software.amazon.awssdk.core.interceptor.{Context, ExecutionAttribute, Exe
 /** Counts of SDK calls in this JVM, for source and sink metrics: what was retried, and why. */
 final case class CallCounts(calls: Long, retries: Long, throttled: Long, serverErrors: Long) {
   def -(other: CallCounts): CallCounts =
-    CallCounts(calls - other.calls, retries - other.retries, throttled - other.throttled, serverErrors - other.serverErrors)
+    CallCounts(
+      calls - other.calls,
+      retries - other.retries,
+      throttled - other.throttled,
+      serverErrors - other.serverErrors)
   def +(other: CallCounts): CallCounts =
-    CallCounts(calls + other.calls, retries + other.retries, throttled + other.throttled, serverErrors + other.serverErrors)
+    CallCounts(
+      calls + other.calls,
+      retries + other.retries,
+      throttled + other.throttled,
+      serverErrors + other.serverErrors)
 }
 
 /** Counts the calls it is attached to (per request, see [[SdkCallStats.Tally]]), e.g. one query's reads. */
@@ -95,7 +103,9 @@ object SdkCallStats extends ExecutionInterceptor with Logging {
       }
       val c = CallCounts(1, math.max(0, s.attempts - 1), s.throttled, s.serverErrors)
       Option(attributes.getAttribute(Tally)).foreach(_.add(c))
-      record(c, Option(attributes.getAttribute(software.amazon.awssdk.core.interceptor.SdkExecutionAttribute.OPERATION_NAME)))
+      record(
+        c,
+        Option(attributes.getAttribute(software.amazon.awssdk.core.interceptor.SdkExecutionAttribute.OPERATION_NAME)))
     }
 
   private def record(c: CallCounts, operation: Option[String]): Unit = {

@@ -11,10 +11,14 @@ object ShardListing {
    * Every shard of `stream`, open and closed, following ListShards' pages (a page holds up to 1000 shards).
    * `clock` learns Kinesis' clock from the answers' dates.
    */
-  def all(client: KinesisClient, stream: String, streamArn: Option[String] = None,
+  def all(
+      client: KinesisClient,
+      stream: String,
+      streamArn: Option[String] = None,
       clock: Option[KinesisClockBound] = None): Vector[Shard] = {
     val out = Vector.newBuilder[Shard]
-    var request = streamArn.fold(ListShardsRequest.builder().streamName(stream))(ListShardsRequest.builder().streamARN(_)).build()
+    var request =
+      streamArn.fold(ListShardsRequest.builder().streamName(stream))(ListShardsRequest.builder().streamARN(_)).build()
     var more = true
     while (more) {
       val sent = System.currentTimeMillis()
@@ -34,8 +38,9 @@ object ShardListing {
    * lists new ones here): one small call where [[all]] answers with every shard the stream still lists.
    */
   def after(client: KinesisClient, stream: String, streamArn: Option[String], newest: String): Vector[Shard] = {
-    val request = streamArn.fold(ListShardsRequest.builder().streamName(stream))(ListShardsRequest.builder().streamARN(_))
-      .exclusiveStartShardId(newest).build()
+    val request =
+      streamArn.fold(ListShardsRequest.builder().streamName(stream))(ListShardsRequest.builder().streamARN(_))
+        .exclusiveStartShardId(newest).build()
     val response = client.listShards(request)
     // More than a page of new shards: the caller lists the stream in full anyway, so the first page is enough.
     response.shards().asScala.toVector

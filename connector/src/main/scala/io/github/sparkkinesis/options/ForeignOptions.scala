@@ -41,12 +41,15 @@ final case class ForeignValue(key: String, value: String, ours: Option[KinesisOp
   def other(key: String): Option[String] = job.get(key.toLowerCase(Locale.ROOT)).map(_.trim).filter(_.nonEmpty)
 
   def long(min: Long, max: Long = Long.MaxValue): Long = {
-    val n = try value.toLong catch { case _: NumberFormatException => fail(range(min, max)) }
+    val n =
+      try value.toLong
+      catch { case _: NumberFormatException => fail(range(min, max)) }
     if (n < min || n > max) fail(range(min, max))
     n
   }
 
-  private def range(min: Long, max: Long) = if (max == Long.MaxValue) s"an integer >= $min" else s"an integer in $min..$max"
+  private def range(min: Long, max: Long) =
+    if (max == Long.MaxValue) s"an integer >= $min" else s"an integer in $min..$max"
 
   def boolean: Boolean = value.toLowerCase(Locale.ROOT) match {
     case "true" => true
@@ -57,12 +60,15 @@ final case class ForeignValue(key: String, value: String, ours: Option[KinesisOp
   /** Spark's duration syntax (`1s`, `500ms`); a bare number is milliseconds. */
   def millis(min: Long): Long = {
     val accepted = s"a duration such as 500ms or 1s, at least ${min}ms"
-    val ms = try JavaUtils.timeStringAsMs(value) catch { case _: NumberFormatException => fail(accepted) }
+    val ms =
+      try JavaUtils.timeStringAsMs(value)
+      catch { case _: NumberFormatException => fail(accepted) }
     if (ms < min) fail(accepted)
     ms
   }
 
-  def oneOf(accepted: String*): String = accepted.find(_.equalsIgnoreCase(value)).getOrElse(fail(accepted.mkString(" or ")))
+  def oneOf(accepted: String*): String =
+    accepted.find(_.equalsIgnoreCase(value)).getOrElse(fail(accepted.mkString(" or ")))
 }
 
 /**
@@ -146,37 +152,53 @@ abstract class ForeignTable(val name: String, val short: String) {
   protected val Offsets = "offsets live in Spark's checkpoint alone, so there is no metadata store to configure"
 
   /** Their retry counts count retries; ours counts attempts. */
-  protected def retries(key: String, defaultThere: Int): ForeignKey = mapped(key, KinesisOptions.RetryMaxAttempts,
-    s"`retryMaxAttempts` = this + 1 (ours counts attempts; unlimited by default here, $defaultThere retries there)") { v =>
-    Seq(KinesisOptions.RetryMaxAttempts -> (v.long(0, Int.MaxValue - 1) + 1).toString)
+  protected def retries(key: String, defaultThere: Int): ForeignKey = mapped(
+    key,
+    KinesisOptions.RetryMaxAttempts,
+    s"`retryMaxAttempts` = this + 1 (ours counts attempts; unlimited by default here, $defaultThere retries there)") {
+    v =>
+      Seq(KinesisOptions.RetryMaxAttempts -> (v.long(0, Int.MaxValue - 1) + 1).toString)
   }
 
   /** Milliseconds there; 0 (retry at once) becomes our least backoff, 1ms. */
   protected def backoffMs(key: String, to: KinesisOption): ForeignKey =
     mapped(key, to, s"`${to.key}` (milliseconds)")(v => Seq(to -> s"${math.max(1L, v.long(0))}ms"))
 
-  protected def perShardRecords(key: String): ForeignKey = mapped(key, KinesisOptions.MaxRecordsPerShardPerTrigger,
+  protected def perShardRecords(key: String): ForeignKey = mapped(
+    key,
+    KinesisOptions.MaxRecordsPerShardPerTrigger,
     "`maxRecordsPerShardPerTrigger` (default none here, 100000 there)")(v =>
     Seq(KinesisOptions.MaxRecordsPerShardPerTrigger -> v.long(1).toString))
 
   /** How long their KPL holds a record; here, an aggregate's linger, which exists only when aggregating. */
-  protected def linger(key: String, aggregationKey: String): ForeignKey = mapped(key, KinesisOptions.AggregationLingerMs,
-    s"`aggregationLingerMs` when aggregating ($aggregationKey, default true there); no effect without aggregation") { v =>
-    val ms = v.long(1, 60000)
-    val aggregating = v.other(aggregationKey).exists(_.equalsIgnoreCase("true")) ||
-      v.other(KinesisOptions.Aggregation.key).exists(_.equalsIgnoreCase("kpl"))
-    if (aggregating) Seq(KinesisOptions.AggregationLingerMs -> ms.toString) else Nil
+  protected def linger(key: String, aggregationKey: String): ForeignKey = mapped(
+    key,
+    KinesisOptions.AggregationLingerMs,
+    s"`aggregationLingerMs` when aggregating ($aggregationKey, default true there); no effect without aggregation") {
+    v =>
+      val ms = v.long(1, 60000)
+      val aggregating = v.other(aggregationKey).exists(_.equalsIgnoreCase("true")) ||
+        v.other(KinesisOptions.Aggregation.key).exists(_.equalsIgnoreCase("kpl"))
+      if (aggregating) Seq(KinesisOptions.AggregationLingerMs -> ms.toString) else Nil
   }
 
-  protected def aggregation(key: String): ForeignKey = mapped(key, KinesisOptions.Aggregation, "true: " +
-    "`aggregation=kpl`; false: `aggregation=none` (default true there, none here: without the key, records are " +
-    "written one per Kinesis record, which every reader reads)")(v =>
+  protected def aggregation(key: String): ForeignKey = mapped(
+    key,
+    KinesisOptions.Aggregation,
+    "true: " +
+      "`aggregation=kpl`; false: `aggregation=none` (default true there, none here: without the key, records are " +
+      "written one per Kinesis record, which every reader reads)"
+  )(v =>
     Seq(KinesisOptions.Aggregation -> (if (v.boolean) "kpl" else "none")))
 
-  protected def maxConnections(key: String): ForeignKey = mapped(key, KinesisOptions.MaxInFlightRequests,
+  protected def maxConnections(key: String): ForeignKey = mapped(
+    key,
+    KinesisOptions.MaxInFlightRequests,
     "`maxInFlightRequests` (1..64; PutRecords requests one writer task keeps in flight)")(v =>
     Seq(KinesisOptions.MaxInFlightRequests -> v.long(1, 64).toString))
 
-  protected def flushWait(key: String): ForeignKey = noEffect(key, "a task commits once Kinesis acknowledged every " +
-    "record it took, however long that takes within the retry policy")(_.long(0))
+  protected def flushWait(key: String): ForeignKey = noEffect(
+    key,
+    "a task commits once Kinesis acknowledged every " +
+      "record it took, however long that takes within the retry policy")(_.long(0))
 }

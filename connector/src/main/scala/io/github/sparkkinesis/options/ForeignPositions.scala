@@ -28,21 +28,30 @@ private[options] object ForeignPositions {
       case Some(ours) => Seq(KinesisOptions.InitialPosition -> ours)
       case None if withTimestamp && lower.startsWith(AtTimestamp) =>
         val time = v.value.substring(AtTimestamp.length).trim
-        Seq(KinesisOptions.InitialPosition -> AtTimestamp, KinesisOptions.InitialTimestamp -> millis(time).getOrElse(
-          v.fail("AT_TIMESTAMP followed by an ISO-8601 time such as 2023-08-30T19:00:05Z or 2023-08-30T19:00:05-08:00")).toString)
+        Seq(
+          KinesisOptions.InitialPosition -> AtTimestamp,
+          KinesisOptions.InitialTimestamp -> millis(time).getOrElse(
+            v.fail(
+              "AT_TIMESTAMP followed by an ISO-8601 time such as 2023-08-30T19:00:05Z or 2023-08-30T19:00:05-08:00")).toString
+        )
       case None if v.value.startsWith("{") => Seq(KinesisOptions.InitialPosition -> perShard(v, accepted))
       case None => v.fail(accepted)
     }
   }
 
   private def millis(time: String): Option[Long] =
-    try Some(OffsetDateTime.parse(time).toInstant.toEpochMilli) catch {
-      case _: DateTimeParseException => try Some(Instant.parse(time).toEpochMilli) catch { case _: DateTimeParseException => None }
+    try Some(OffsetDateTime.parse(time).toInstant.toEpochMilli)
+    catch {
+      case _: DateTimeParseException =>
+        try Some(Instant.parse(time).toEpochMilli)
+        catch { case _: DateTimeParseException => None }
     }
 
   /** Their per-shard map as ours; the `metadata` entry (stream name, batch id) is theirs alone and dropped. */
   private def perShard(v: ForeignValue, accepted: String): String = {
-    val root = try new ObjectMapper().readTree(v.value) catch { case NonFatal(_) => v.fail(accepted) }
+    val root =
+      try new ObjectMapper().readTree(v.value)
+      catch { case NonFatal(_) => v.fail(accepted) }
     if (root == null || !root.isObject) v.fail(accepted)
     val out = JsonNodeFactory.instance.objectNode()
     for (e <- root.properties().asScala if e.getKey != "metadata") {
@@ -58,8 +67,8 @@ private[options] object ForeignPositions {
           sub.foreach(entry.put("sub", _))
           out.set(e.getKey, entry)
         case other => v.fail(s"per-shard positions of type AT_SEQUENCE_NUMBER or AFTER_SEQUENCE_NUMBER (with a " +
-          s"sequence number as iteratorPosition) or TRIM_HORIZON; shard ${e.getKey} has ${other.getOrElse("no iteratorType")}" +
-          " (for LATEST or AT_TIMESTAMP give the word instead of a map)")
+            s"sequence number as iteratorPosition) or TRIM_HORIZON; shard ${e.getKey} has ${other.getOrElse("no iteratorType")}" +
+            " (for LATEST or AT_TIMESTAMP give the word instead of a map)")
       }
     }
     if (out.isEmpty) v.fail(accepted)

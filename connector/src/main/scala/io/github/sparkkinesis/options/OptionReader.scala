@@ -39,13 +39,17 @@ final class OptionReader(raw: Map[String, String]) {
   }
 
   def int(option: KinesisOption, min: Int, max: Int): Option[Int] = get(option).map { v =>
-    val n = try v.toLong catch { case _: NumberFormatException => fail(option, v, s"an integer in $min..$max") }
+    val n =
+      try v.toLong
+      catch { case _: NumberFormatException => fail(option, v, s"an integer in $min..$max") }
     if (n < min || n > max) fail(option, v, s"an integer in $min..$max")
     n.toInt
   }
 
   def long(option: KinesisOption, min: Long): Option[Long] = get(option).map { v =>
-    val n = try v.toLong catch { case _: NumberFormatException => fail(option, v, s"an integer >= $min") }
+    val n =
+      try v.toLong
+      catch { case _: NumberFormatException => fail(option, v, s"an integer >= $min") }
     if (n < min) fail(option, v, s"an integer >= $min")
     n
   }
@@ -53,7 +57,9 @@ final class OptionReader(raw: Map[String, String]) {
   /** Spark's duration syntax (`200ms`, `10s`, `1min`); a bare number is milliseconds. */
   def duration(option: KinesisOption, min: Duration = Duration.ZERO): Option[Duration] = get(option).map { v =>
     val accepted = s"a duration such as 200ms, 10s or 1min, at least ${min.toMillis}ms"
-    val ms = try JavaUtils.timeStringAsMs(v) catch { case NonFatal(_) => fail(option, v, accepted) }
+    val ms =
+      try JavaUtils.timeStringAsMs(v)
+      catch { case NonFatal(_) => fail(option, v, accepted) }
     if (ms < min.toMillis) fail(option, v, accepted)
     Duration.ofMillis(ms)
   }
@@ -61,7 +67,9 @@ final class OptionReader(raw: Map[String, String]) {
   /** Spark's size syntax (`512k`, `10m`, `1g`, binary units); a bare number is bytes. */
   def bytes(option: KinesisOption, min: Long, max: Long): Option[Long] = get(option).map { v =>
     val accepted = s"a size such as 1048576, 512k or 10m, between $min and $max bytes"
-    val n = try JavaUtils.byteStringAsBytes(v) catch { case NonFatal(_) => fail(option, v, accepted) }
+    val n =
+      try JavaUtils.byteStringAsBytes(v)
+      catch { case NonFatal(_) => fail(option, v, accepted) }
     if (n < min || n > max) fail(option, v, accepted)
     n
   }
@@ -80,7 +88,9 @@ final class OptionReader(raw: Map[String, String]) {
 
   def uri(option: KinesisOption): Option[URI] = get(option).map { v =>
     val accepted = "an absolute URL such as http://127.0.0.1:4566 or https://kinesis.eu-west-1.amazonaws.com"
-    val u = try new URI(v) catch { case NonFatal(_) => fail(option, v, accepted) }
+    val u =
+      try new URI(v)
+      catch { case NonFatal(_) => fail(option, v, accepted) }
     if (u.getScheme == null || !Set("http", "https").contains(u.getScheme.toLowerCase(Locale.ROOT)) || u.getHost == null) {
       fail(option, v, accepted)
     }
@@ -129,15 +139,22 @@ final class OptionReader(raw: Map[String, String]) {
         case Some(v) if v.equalsIgnoreCase("unlimited") => None
         case _ => int(RetryMaxAttempts, 1, Int.MaxValue)
       },
-      initialBackoff = duration(RetryInitialBackoff, Duration.ofMillis(1)).getOrElse(RetryConfig.default.initialBackoff),
-      maxBackoff = duration(RetryMaxBackoff, Duration.ofMillis(1)).getOrElse(RetryConfig.default.maxBackoff))
+      initialBackoff =
+        duration(RetryInitialBackoff, Duration.ofMillis(1)).getOrElse(RetryConfig.default.initialBackoff),
+      maxBackoff = duration(RetryMaxBackoff, Duration.ofMillis(1)).getOrElse(RetryConfig.default.maxBackoff)
+    )
     if (retry.maxBackoff.compareTo(retry.initialBackoff) < 0) {
-      fail(RetryMaxBackoff, get(RetryMaxBackoff).getOrElse(""), s"at least retryInitialBackoff (${retry.initialBackoff.toMillis}ms)")
+      fail(
+        RetryMaxBackoff,
+        get(RetryMaxBackoff).getOrElse(""),
+        s"at least retryInitialBackoff (${retry.initialBackoff.toMillis}ms)")
     }
     val timeouts = TimeoutConfig(
       connect = duration(ConnectTimeout, Duration.ofMillis(1)).getOrElse(TimeoutConfig.default.connect),
-      apiCallAttempt = duration(ApiCallAttemptTimeout, Duration.ofMillis(1)).getOrElse(TimeoutConfig.default.apiCallAttempt),
-      apiCall = duration(ApiCallTimeout, Duration.ofMillis(1)))
+      apiCallAttempt =
+        duration(ApiCallAttemptTimeout, Duration.ofMillis(1)).getOrElse(TimeoutConfig.default.apiCallAttempt),
+      apiCall = duration(ApiCallTimeout, Duration.ofMillis(1))
+    )
     ConnectionConfig(region, uri(Endpoint), credentials, retry, timeouts)
   }
 
@@ -149,12 +166,15 @@ final class OptionReader(raw: Map[String, String]) {
           throw new KinesisOptionException("Option 'awsSessionToken' needs 'awsAccessKey' and 'awsSecretKey' too.")
         }
         None
-      case (Some(_), None) => throw new KinesisOptionException("Option 'awsAccessKey' is set but 'awsSecretKey' is not: set both.")
-      case (None, Some(_)) => throw new KinesisOptionException("Option 'awsSecretKey' is set but 'awsAccessKey' is not: set both.")
+      case (Some(_), None) =>
+        throw new KinesisOptionException("Option 'awsAccessKey' is set but 'awsSecretKey' is not: set both.")
+      case (None, Some(_)) =>
+        throw new KinesisOptionException("Option 'awsSecretKey' is set but 'awsAccessKey' is not: set both.")
     }
     val profile = get(AwsProfile).map(CredentialsConfig.Profile)
     if (static.isDefined && profile.isDefined) {
-      throw new KinesisOptionException("Options 'awsAccessKey'/'awsSecretKey' and 'awsProfile' both name credentials: keep one.")
+      throw new KinesisOptionException(
+        "Options 'awsAccessKey'/'awsSecretKey' and 'awsProfile' both name credentials: keep one.")
     }
     // The default chain ends with the instance profile: refusing it is only possible when other credentials are given.
     if (boolean(DatabricksOptions.AwsUseInstanceProfile).contains(false) && static.isEmpty && profile.isEmpty) {
@@ -166,8 +186,12 @@ final class OptionReader(raw: Map[String, String]) {
     get(RoleArn) match {
       case Some(arn) =>
         if (!arn.startsWith("arn:")) fail(RoleArn, arn, "an IAM role ARN such as arn:aws:iam::123456789012:role/name")
-        CredentialsConfig.AssumeRole(arn, get(RoleExternalId), get(RoleSessionName).getOrElse("spark-kinesis"),
-          uri(StsEndpoint), base)
+        CredentialsConfig.AssumeRole(
+          arn,
+          get(RoleExternalId),
+          get(RoleSessionName).getOrElse("spark-kinesis"),
+          uri(StsEndpoint),
+          base)
       case None =>
         Seq(RoleExternalId, RoleSessionName, StsEndpoint).find(o => get(o).isDefined).foreach { o =>
           throw new KinesisOptionException(s"Option '${o.key}' only applies with 'roleArn': set 'roleArn' or remove it.")
@@ -183,7 +207,8 @@ final class OptionReader(raw: Map[String, String]) {
    */
   private def checkKeys(): Unit = {
     val known: Seq[String] = (all ++ DatabricksOptions.foreignKeys).map(_.key) ++ ForeignOptions.all.map(_.key)
-    for (key <- raw.keys if find(key).isEmpty && DatabricksOptions.findForeign(key).isEmpty && ForeignOptions.find(key).isEmpty) {
+    for (key <- raw.keys
+      if find(key).isEmpty && DatabricksOptions.findForeign(key).isEmpty && ForeignOptions.find(key).isEmpty) {
       val lower = key.toLowerCase(Locale.ROOT)
       val closest = known.map(k => k -> OptionReader.editDistance(lower, k.toLowerCase(Locale.ROOT))).minBy(_._2)
       val tolerance = if (lower.length <= 6) 1 else 2
@@ -203,14 +228,14 @@ final class OptionReader(raw: Map[String, String]) {
 }
 
 object OptionReader {
-  private val AwsEndpointHost = """(?:^|\.)kinesis(?:-fips)?\.([a-z]{2}(?:-[a-z]+)+-\d+)\.(?:vpce\.)?amazonaws\.com(?:\.cn)?$""".r.unanchored
+  private val AwsEndpointHost =
+    """(?:^|\.)kinesis(?:-fips)?\.([a-z]{2}(?:-[a-z]+)+-\d+)\.(?:vpce\.)?amazonaws\.com(?:\.cn)?$""".r.unanchored
 
   /** The region of a Kinesis endpoint such as kinesis.eu-west-1.amazonaws.com (FIPS, VPC endpoint and China too). */
   def regionOfEndpoint(host: String): Option[String] = host.toLowerCase(Locale.ROOT) match {
     case AwsEndpointHost(region) => Some(region)
     case _ => None
   }
-
 
   def apply(options: CaseInsensitiveStringMap): OptionReader =
     new OptionReader(options.asCaseSensitiveMap().asScala.toMap)
@@ -230,7 +255,8 @@ object OptionReader {
     for (i <- 1 to a.length; j <- 1 to b.length) {
       val cost = if (a(i - 1) == b(j - 1)) 0 else 1
       d(i)(j) = math.min(math.min(d(i - 1)(j) + 1, d(i)(j - 1) + 1), d(i - 1)(j - 1) + cost)
-      if (i > 1 && j > 1 && a(i - 1) == b(j - 2) && a(i - 2) == b(j - 1)) d(i)(j) = math.min(d(i)(j), d(i - 2)(j - 2) + 1)
+      if (i > 1 && j > 1 && a(i - 1) == b(j - 2) && a(i - 2) == b(j - 1))
+        d(i)(j) = math.min(d(i)(j), d(i - 2)(j - 2) + 1)
     }
     d(a.length)(b.length)
   }

@@ -16,7 +16,8 @@ import org.apache.spark.sql.internal.SQLConf
  */
 object SparkRedaction extends Logging {
   val OptionsRegexKey = "spark.sql.redaction.options.regex"
-  private val SparkDefaults = Map(OptionsRegexKey -> "(?i)url", "spark.redaction.regex" -> "(?i)secret|password|token|access[.]?key")
+  private val SparkDefaults =
+    Map(OptionsRegexKey -> "(?i)url", "spark.redaction.regex" -> "(?i)secret|password|token|access[.]?key")
 
   private def secretKeys: Seq[String] =
     KinesisOptions.all.filter(_.secret).map(_.key) ++ ForeignOptions.all.filter(_.secret).map(_.key).sorted
@@ -70,7 +71,8 @@ object SparkRedaction extends Logging {
         logInfo(s"$StringRegexKey widened to mask the secret parameters of the Kinesis SQL functions")
       }
     } catch {
-      case NonFatal(e) => logWarning(s"Could not widen $StringRegexKey to mask ${secretKeys.mkString(", ")} in SQL text: $e")
+      case NonFatal(e) =>
+        logWarning(s"Could not widen $StringRegexKey to mask ${secretKeys.mkString(", ")} in SQL text: $e")
     }
   }
 }

@@ -41,7 +41,12 @@ object FlowController {
    * @param fullBatch   the request was as large as the controller allowed: the writer had more to send, so
    *                    a clean response says something about a higher rate
    */
-  final case class Response(records: Int, units: Double, throttled: Int, sentAtNanos: Long, nowNanos: Long,
+  final case class Response(
+      records: Int,
+      units: Double,
+      throttled: Int,
+      sentAtNanos: Long,
+      nowNanos: Long,
       fullBatch: Boolean)
 
   def units(bytes: Long): Double = math.max(1.0, bytes / 1024.0)
@@ -143,7 +148,8 @@ final class RateFlowController(
   override def onResponse(r: Response): Unit = {
     if (!started) { started = true; firstSentNanos = r.sentAtNanos }
     // Only the first estimate needs the last second's deliveries.
-    if (rate.isInfinite) remember(r.nowNanos, if (r.records == 0) 0.0 else r.units * (r.records - r.throttled) / r.records)
+    if (rate.isInfinite)
+      remember(r.nowNanos, if (r.records == 0) 0.0 else r.units * (r.records - r.throttled) / r.records)
     else if (r.sentAtNanos - lastCutNanos > 0) count(r)
     if (r.throttled > 0) {
       if (rate.isInfinite) {

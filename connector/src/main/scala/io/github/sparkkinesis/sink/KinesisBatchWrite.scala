@@ -10,7 +10,10 @@ final class KinesisBatchWrite(config: SinkConfig, columns: SinkColumns) extends 
   private lazy val ledger = RejectionLedger.open()
 
   override def createBatchWriterFactory(info: PhysicalWriteInfo): DataWriterFactory =
-    new KinesisDataWriterFactory(config, columns, config.streamName.map(StreamLimits.of(config.connection, _)),
+    new KinesisDataWriterFactory(
+      config,
+      columns,
+      config.streamName.map(StreamLimits.of(config.connection, _)),
       ledger.map(_._1))
 
   // Tasks share nothing to coordinate: a second attempt of a task just writes its records again.

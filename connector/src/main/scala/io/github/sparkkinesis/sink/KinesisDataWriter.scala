@@ -15,8 +15,13 @@ import software.amazon.awssdk.core.SdkBytes
 import software.amazon.awssdk.services.kinesis.model.PutRecordsRequestEntry
 
 /** What a writer task reports to the driver when it commits: its acknowledged records and its retries. */
-final case class KinesisWriterCommitMessage(records: Long, bytes: Long, throttled: Long, retried: Long,
-    userRecords: Long = 0L, aggregates: Long = 0L) extends WriterCommitMessage
+final case class KinesisWriterCommitMessage(
+    records: Long,
+    bytes: Long,
+    throttled: Long,
+    retried: Long,
+    userRecords: Long = 0L,
+    aggregates: Long = 0L) extends WriterCommitMessage
 
 /**
  * One Spark task's writer. It turns rows into records, checks each against Kinesis's limits, and hands them to
@@ -25,7 +30,10 @@ final case class KinesisWriterCommitMessage(records: Long, bytes: Long, throttle
  *
  * @param knownLimits the `streamName` stream's limits, learned on the driver; other streams are described here
  */
-final class KinesisDataWriter(config: SinkConfig, columns: SinkColumns, knownLimits: Option[StreamLimits],
+final class KinesisDataWriter(
+    config: SinkConfig,
+    columns: SinkColumns,
+    knownLimits: Option[StreamLimits],
     onRejected: String => Unit = _ => ()) extends DataWriter[InternalRow] with SparkLineSink.FlushAfterInput {
   import KinesisDataWriter._
 
@@ -52,7 +60,12 @@ final class KinesisDataWriter(config: SinkConfig, columns: SinkColumns, knownLim
     val data = if (columns.dataIsBinary) row.getBinary(columns.data) else row.getUTF8String(columns.data).getBytes
     val size = data.length.toLong + keyUtf8.numBytes()
     if (size > publisher.maxRecordBytes) {
-      rejected(SinkErrors.tooLarge(streamOf(publisher), key, size, publisher.maxRecordBytes, publisher.maxRecordBytesReason))
+      rejected(SinkErrors.tooLarge(
+        streamOf(publisher),
+        key,
+        size,
+        publisher.maxRecordBytes,
+        publisher.maxRecordBytesReason))
     }
     val hashKey =
       if (hashKeyOrdinal >= 0 && !row.isNullAt(hashKeyOrdinal)) {
@@ -95,8 +108,13 @@ final class KinesisDataWriter(config: SinkConfig, columns: SinkColumns, knownLim
 
   override def commit(): WriterCommitMessage = {
     flushAll()
-    KinesisWriterCommitMessage(metrics.recordsWritten, metrics.bytesWritten, metrics.throttledRecords,
-      metrics.retriedRecords, metrics.userRecordsWritten, metrics.aggregatesWritten)
+    KinesisWriterCommitMessage(
+      metrics.recordsWritten,
+      metrics.bytesWritten,
+      metrics.throttledRecords,
+      metrics.retriedRecords,
+      metrics.userRecordsWritten,
+      metrics.aggregatesWritten)
   }
 
   override def abort(): Unit = publishers.values.forEach(_.abort())
@@ -114,7 +132,8 @@ final class KinesisDataWriter(config: SinkConfig, columns: SinkColumns, knownLim
   private def rejected(error: KinesisSinkRecordException): Nothing = {
     try flushAll()
     catch { case NonFatal(e) => error.addSuppressed(e) }
-    try onRejected(error.getMessage) catch { case NonFatal(e) => error.addSuppressed(e) }
+    try onRejected(error.getMessage)
+    catch { case NonFatal(e) => error.addSuppressed(e) }
     throw error
   }
 
@@ -153,8 +172,8 @@ final class KinesisDataWriter(config: SinkConfig, columns: SinkColumns, knownLim
   }
 
   private def newPublisher(stream: String, limits: Option[StreamLimits]): RecordPublisher = {
-    val publisher = new RecordPublisher(stream, client, config,
-      limits.getOrElse(StreamLimits.of(config.connection, stream)), metrics)
+    val publisher =
+      new RecordPublisher(stream, client, config, limits.getOrElse(StreamLimits.of(config.connection, stream)), metrics)
     publishers.put(stream, publisher)
     publisher
   }

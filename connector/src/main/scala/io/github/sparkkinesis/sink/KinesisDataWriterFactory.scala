@@ -5,7 +5,10 @@ import org.apache.spark.sql.connector.write.{DataWriter, DataWriterFactory}
 import org.apache.spark.sql.connector.write.streaming.StreamingDataWriterFactory
 
 /** Shipped to the executors; batch and streaming writes build the same writer. */
-final class KinesisDataWriterFactory(config: SinkConfig, columns: SinkColumns, limits: Option[StreamLimits],
+final class KinesisDataWriterFactory(
+    config: SinkConfig,
+    columns: SinkColumns,
+    limits: Option[StreamLimits],
     ledger: Option[RejectionLedger] = None) extends DataWriterFactory with StreamingDataWriterFactory {
 
   override def createWriter(partitionId: Int, taskId: Long): DataWriter[InternalRow] = writer(partitionId, 0L)

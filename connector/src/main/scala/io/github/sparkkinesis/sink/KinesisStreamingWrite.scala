@@ -8,7 +8,7 @@ import org.apache.spark.sql.connector.write.streaming.{StreamingDataWriterFactor
  * replays at most the epoch that was in flight (at-least-once; duplicates are possible, loss is not).
  */
 final class KinesisStreamingWrite(config: SinkConfig, columns: SinkColumns, progress: SinkProgress)
-    extends StreamingWrite {
+  extends StreamingWrite {
   // Called for each micro-batch: stream limits are re-learned (through a per-JVM cache), so resharding and a
   // raised maximum record size are picked up without a restart.
   // One ledger for the query's run, keyed by epoch: open until the run aborts an epoch (a rejected row fails the
@@ -16,7 +16,10 @@ final class KinesisStreamingWrite(config: SinkConfig, columns: SinkColumns, prog
   private lazy val ledger = RejectionLedger.open()
 
   override def createStreamingWriterFactory(info: PhysicalWriteInfo): StreamingDataWriterFactory =
-    new KinesisDataWriterFactory(config, columns, config.streamName.map(StreamLimits.of(config.connection, _)),
+    new KinesisDataWriterFactory(
+      config,
+      columns,
+      config.streamName.map(StreamLimits.of(config.connection, _)),
       ledger.map(_._1))
 
   override def useCommitCoordinator(): Boolean = false

@@ -19,12 +19,15 @@ trait KinesisTableWrites extends SupportsWrite with ReportsSinkMetrics {
   /** The input column naming each row's target stream: the one the source's rows carry under the same format name. */
   protected def streamColumn: String
 
-  override def newWriteBuilder(info: LogicalWriteInfo): WriteBuilder = new KinesisWriteBuilder(info, lastEpoch, streamColumn)
+  override def newWriteBuilder(info: LogicalWriteInfo): WriteBuilder =
+    new KinesisWriteBuilder(info, lastEpoch, streamColumn)
 
   override def metrics(): util.Map[String, String] = lastEpoch.metrics
 }
 
 object KinesisTableWrites {
   def capabilities: util.Set[TableCapability] = util.EnumSet.of(
-    TableCapability.BATCH_WRITE, TableCapability.STREAMING_WRITE, TableCapability.ACCEPT_ANY_SCHEMA)
+    TableCapability.BATCH_WRITE,
+    TableCapability.STREAMING_WRITE,
+    TableCapability.ACCEPT_ANY_SCHEMA)
 }

@@ -12,7 +12,7 @@ import org.apache.spark.sql.connector.write.streaming.StreamingWrite
  * partition; by default the input is written where it is.
  */
 final class KinesisWrite(config: SinkConfig, columns: SinkColumns, partitionKeyColumn: String, progress: SinkProgress)
-    extends RequiresDistributionAndOrdering {
+  extends RequiresDistributionAndOrdering {
 
   override def description(): String = s"Kinesis(${config.streamName.getOrElse("per-row stream")})"
 

@@ -12,7 +12,7 @@ import org.apache.spark.sql.internal.connector.SupportsStreamingUpdateAsAppend
  * requires) each updated row is appended as a record.
  */
 final class KinesisWriteBuilder(info: LogicalWriteInfo, progress: SinkProgress, streamColumn: String)
-    extends WriteBuilder with SupportsTruncate with SupportsStreamingUpdateAsAppend {
+  extends WriteBuilder with SupportsTruncate with SupportsStreamingUpdateAsAppend {
 
   override def truncate(): WriteBuilder = this
 

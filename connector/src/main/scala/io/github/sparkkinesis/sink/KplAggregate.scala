@@ -78,12 +78,14 @@ final class KplAggregate {
   private def growth(r: UserEntry): Int = {
     var grow = 0
     val k = keyIndex.get(r.partitionKey)
-    val kIndex = if (k == null) { grow += tableEntry(r.keyBytes); keys.size } else k.intValue
+    val kIndex = if (k == null) { grow += tableEntry(r.keyBytes); keys.size }
+    else k.intValue
     val hIndex =
       if (r.explicitHashKey == null) -1
       else {
         val h = hashKeyIndex.get(r.explicitHashKey)
-        if (h == null) { grow += tableEntry(r.explicitHashKey.length); hashKeys.size } else h.intValue
+        if (h == null) { grow += tableEntry(r.explicitHashKey.length); hashKeys.size }
+        else h.intValue
       }
     grow + tableEntry(recordSize(kIndex, hIndex, r.data.length))
   }
@@ -100,7 +102,7 @@ final class KplAggregate {
 }
 
 object KplAggregate {
-  val Magic: Array[Byte] = Array(0xF3, 0x89, 0x9A, 0xC2).map(_.toByte)
+  val Magic: Array[Byte] = Array(0xf3, 0x89, 0x9a, 0xc2).map(_.toByte)
   val DigestLength = 16
   /** Magic and MD5: what an aggregate costs beyond its protobuf body. */
   val Overhead: Int = Magic.length + DigestLength
@@ -133,5 +135,9 @@ final class UserEntry(val partitionKey: String, val explicitHashKey: String, val
 
 object UserEntry {
   def apply(partitionKey: String, explicitHashKey: String, data: Array[Byte]): UserEntry =
-    new UserEntry(partitionKey, explicitHashKey, data, data.length + partitionKey.getBytes(StandardCharsets.UTF_8).length)
+    new UserEntry(
+      partitionKey,
+      explicitHashKey,
+      data,
+      data.length + partitionKey.getBytes(StandardCharsets.UTF_8).length)
 }

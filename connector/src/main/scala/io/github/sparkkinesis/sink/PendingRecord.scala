@@ -11,7 +11,10 @@ import software.amazon.awssdk.services.kinesis.model.PutRecordsRequestEntry
  * @param size data plus partition key in bytes, what Kinesis counts against its record and request limits
  * @param packed the user records inside, when it is a KPL aggregate; null for a plain record
  */
-final class PendingRecord(val entry: PutRecordsRequestEntry, val partitionKey: String, val size: Int,
+final class PendingRecord(
+    val entry: PutRecordsRequestEntry,
+    val partitionKey: String,
+    val size: Int,
     val packed: Packed = null) {
   /** User records it carries. */
   def userRecords: Int = if (packed == null) 1 else packed.entries.size

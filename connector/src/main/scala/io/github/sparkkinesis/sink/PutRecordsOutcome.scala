@@ -56,7 +56,8 @@ object PutRecordsOutcome {
       } else {
         if (ThrottlingCodes.contains(code)) throttled += 1
         if (!RetryableCodes.contains(code)) fatal = fatal.updated(code, fatal.getOrElse(code, 0) + 1)
-        else if (backoff.exhausted(record.attempts)) exhausted = exhausted.updated(code, exhausted.getOrElse(code, 0) + 1)
+        else if (backoff.exhausted(record.attempts))
+          exhausted = exhausted.updated(code, exhausted.getOrElse(code, 0) + 1)
         if (failed == null) failed = new util.ArrayList[PendingRecord]()
         failed.add(record)
       }

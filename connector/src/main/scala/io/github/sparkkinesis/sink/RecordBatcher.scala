@@ -36,7 +36,10 @@ final class RecordBatcher(distinctKeys: Boolean) {
    * @param firstAlwaysGoes false when this lane's records join a request that already holds others: then the
    *                        byte cap binds from the first record
    */
-  def take(maxRecords: Int, maxBytes: Long, gate: RecordGate = null,
+  def take(
+      maxRecords: Int,
+      maxBytes: Long,
+      gate: RecordGate = null,
       firstAlwaysGoes: Boolean = true): util.ArrayList[PendingRecord] = {
     val batch = new util.ArrayList[PendingRecord](math.min(maxRecords, queue.size))
     var bytes = 0L

@@ -32,14 +32,21 @@ final class RecordPublisher(
     metrics: SinkTaskMetrics) {
   import RecordPublisher._
 
-  private final class Completion(val out: Outgoing, val bytes: Long, val response: PutRecordsResponse,
+  private final class Completion(
+      val out: Outgoing,
+      val bytes: Long,
+      val response: PutRecordsResponse,
       val error: Throwable)
 
   private val backoff = new RetryBackoff(config.connection.retry)
-  private val pacer = new SendPacer(config.flowControl, config.maxRecordsPerRequest, limits.openShards,
-    stale => ShardMap.of(config.connection, stream, stale), System.nanoTime())
-  private val lanes = new SendLanes(config.maxInFlightRequests, config.preserveKeyOrder, config.maxBytesPerRequest,
-    pacer, System.nanoTime())
+  private val pacer = new SendPacer(
+    config.flowControl,
+    config.maxRecordsPerRequest,
+    limits.openShards,
+    stale => ShardMap.of(config.connection, stream, stale),
+    System.nanoTime())
+  private val lanes =
+    new SendLanes(config.maxInFlightRequests, config.preserveKeyOrder, config.maxBytesPerRequest, pacer, System.nanoTime())
   private val completions = new LinkedBlockingQueue[Completion]()
   // Two requests' worth per lane in records, two requests' worth in bytes: enough to keep every lane busy
   // without holding a task's whole partition in memory.
@@ -60,10 +67,17 @@ final class RecordPublisher(
   // With aggregation=kpl user records go through it (addUser), and it adds what it seals to the lanes.
   private val aggregator: ShardAggregator = config.aggregation.map { a =>
     def known(map: Option[ShardMap]): ShardMap = map.getOrElse(throw SinkErrors.aggregationWithoutShards(stream))
-    new ShardAggregator(math.min(a.maxBytes, maxRecordBytes), a.maxRecords, TimeUnit.MILLISECONDS.toNanos(a.lingerMs),
-      maxQueuedBytes, known(ShardMap.recent(config.connection, stream)), () => known(ShardMap.of(config.connection, stream)),
+    new ShardAggregator(
+      math.min(a.maxBytes, maxRecordBytes),
+      a.maxRecords,
+      TimeUnit.MILLISECONDS.toNanos(a.lingerMs),
+      maxQueuedBytes,
+      known(ShardMap.recent(config.connection, stream)),
+      () => known(ShardMap.of(config.connection, stream)),
       id => known(ShardMap.knowing(config.connection, stream, id)),
-      r => lanes.add(r, System.nanoTime()), System.nanoTime())
+      r => lanes.add(r, System.nanoTime()),
+      System.nanoTime()
+    )
   }.orNull
 
   /** True when records go in through [[addUser]]: `aggregation=kpl`. */
@@ -208,7 +222,8 @@ final class RecordPublisher(
     val failed = outcome.failed
     if (failed != null) {
       metrics.retriedRecords += failed.size
-      lanes.resend(failed,
+      lanes.resend(
+        failed,
         if (outcome.throttled == failed.size && pacer.pacing(failed)) now
         else now + backoff.delayBefore(failed.get(0).attempts + 1).toNanos)
       warnRetries(failed.size, now)
@@ -216,7 +231,9 @@ final class RecordPublisher(
   }
 
   /** Counts what a response stored, and sends again the records of an aggregate a reshard put in another shard. */
-  private def aggregatesStored(batch: util.List[PendingRecord], results: util.List[PutRecordsResultEntry],
+  private def aggregatesStored(
+      batch: util.List[PendingRecord],
+      results: util.List[PutRecordsResultEntry],
       now: Long): Unit = {
     var i = 0
     while (i < batch.size) {

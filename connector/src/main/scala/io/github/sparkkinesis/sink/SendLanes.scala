@@ -57,7 +57,7 @@ final class SendLanes(count: Int, preserveKeyOrder: Boolean, maxBytes: Long, pac
       val index = (first + i) % count
       val lane = lanes(index)
       if (!lane.busy && !lane.batcher.isEmpty && now - lane.notBeforeNanos >= 0 &&
-          (!lane.waiting || now - lane.wakeAtNanos >= 0)) {
+        (!lane.waiting || now - lane.wakeAtNanos >= 0)) {
         ready(found) = index
         found += 1
       }

@@ -199,8 +199,10 @@ final class SendPacer(
   private def pacedRate: (Int, Option[Double]) = {
     val groups = if (whole != null) Seq(whole) else byIndex.toSeq
     val pacing = groups.filter(_.flow.pacing)
-    val rates = pacing.collect { case g if g.flow.isInstanceOf[RateFlowController] =>
-      g.flow.asInstanceOf[RateFlowController].unitsPerSecond }
+    val rates = pacing.collect {
+      case g if g.flow.isInstanceOf[RateFlowController] =>
+        g.flow.asInstanceOf[RateFlowController].unitsPerSecond
+    }
     (pacing.size, if (rates.isEmpty) None else Some(rates.sum))
   }
 

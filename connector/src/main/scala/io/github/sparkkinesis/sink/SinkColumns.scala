@@ -48,8 +48,11 @@ object SinkColumns {
     typed(dataField, "binary or string", BinaryType, StringType)
     val (keyField, keyIndex) = required(KinesisSchema.PartitionKey, "string")
     typed(keyField, "string", StringType)
-    val hashKey = find(ExplicitHashKey).map { case (f, i) => typed(f, "string (a decimal 128-bit hash key)", StringType); i }
-    val stream = if (streamNameSet) None else {
+    val hashKey = find(ExplicitHashKey).map { case (f, i) =>
+      typed(f, "string (a decimal 128-bit hash key)", StringType); i
+    }
+    val stream = if (streamNameSet) None
+    else {
       val (f, i) = find(streamColumn).getOrElse(throw SinkErrors.schema(
         s"no target stream: set the 'streamName' option or give the input a '$streamColumn' column of " +
           s"type string (a stream name or ARN; input columns: $found)"))

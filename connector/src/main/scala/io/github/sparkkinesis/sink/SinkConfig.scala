@@ -66,22 +66,28 @@ object SinkConfig {
         case Seq(one) => one
         case _ =>
           val what = if (option == StreamName) "name" else "ARN"
-          reader.fail(option, reader.get(option).get, s"one stream $what: the sink writes to one stream (route rows " +
-            "to several with a 'stream' column instead)")
+          reader.fail(
+            option,
+            reader.get(option).get,
+            s"one stream $what: the sink writes to one stream (route rows " +
+              "to several with a 'stream' column instead)")
       }
     }
-    val maxBytesPerRequest = reader.bytes(MaxBytesPerRequest, 1024, ApiMaxBytesPerRequest).getOrElse(ApiMaxBytesPerRequest)
+    val maxBytesPerRequest =
+      reader.bytes(MaxBytesPerRequest, 1024, ApiMaxBytesPerRequest).getOrElse(ApiMaxBytesPerRequest)
     SinkConfig(
       streamName = stream,
       connection = reader.connection,
-      maxRecordsPerRequest = reader.int(MaxRecordsPerRequest, 1, ApiMaxRecordsPerRequest).getOrElse(ApiMaxRecordsPerRequest),
+      maxRecordsPerRequest =
+        reader.int(MaxRecordsPerRequest, 1, ApiMaxRecordsPerRequest).getOrElse(ApiMaxRecordsPerRequest),
       maxBytesPerRequest = maxBytesPerRequest,
       maxInFlightRequests = reader.int(MaxInFlightRequests, 1, 64).getOrElse(4),
       preserveKeyOrder = reader.boolean(PreserveKeyOrder).getOrElse(false),
       clusterByPartitionKey = reader.boolean(ClusterByPartitionKey).getOrElse(false),
       flowControl = reader.oneOf(FlowControl, FlowControlMode.names).map(FlowControlMode.parse)
         .getOrElse(FlowControlMode.Adaptive),
-      aggregation = aggregation(reader, maxBytesPerRequest))
+      aggregation = aggregation(reader, maxBytesPerRequest)
+    )
   }
 
   private def aggregation(reader: OptionReader, maxBytesPerRequest: Long): Option[AggregationConfig] = {
@@ -92,15 +98,20 @@ object SinkConfig {
       case "kpl" =>
         // The aggregate is one record of a request: a larger limit could never be used.
         val maxBytes = reader.bytes(AggregationMaxBytes, 1024, ApiMaxBytesPerRequest) match {
-          case Some(n) if n > maxBytesPerRequest => reader.fail(AggregationMaxBytes, reader.get(AggregationMaxBytes).get,
-            s"at most maxBytesPerRequest ($maxBytesPerRequest bytes): an aggregate travels in one request")
+          case Some(n) if n > maxBytesPerRequest =>
+            reader.fail(
+              AggregationMaxBytes,
+              reader.get(AggregationMaxBytes).get,
+              s"at most maxBytesPerRequest ($maxBytesPerRequest bytes): an aggregate travels in one request"
+            )
           case Some(n) => n
           case None => math.min(DefaultMaxBytes, maxBytesPerRequest)
         }
         Some(AggregationConfig(
           maxBytes = maxBytes,
           maxRecords = reader.int(AggregationMaxRecords, 1, 1000000).getOrElse(DefaultMaxRecords),
-          lingerMs = reader.int(AggregationLingerMs, 1, 60000).getOrElse(DefaultLingerMs)))
+          lingerMs = reader.int(AggregationLingerMs, 1, 60000).getOrElse(DefaultLingerMs)
+        ))
       case _ =>
         limits.find(o => reader.get(o).isDefined).foreach { o =>
           throw new KinesisOptionException(

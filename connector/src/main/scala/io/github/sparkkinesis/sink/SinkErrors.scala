@@ -41,12 +41,16 @@ object SinkErrors {
     badRecord(stream, s"data is null for partitionKey ${showKey(key)}")
 
   def tooLarge(stream: String, key: String, size: Long, limit: Long, what: String): KinesisSinkRecordException =
-    badRecord(stream, s"the record with partitionKey ${showKey(key)} is $size bytes (data plus partition key); " +
-      s"the limit is $limit bytes ($what)")
+    badRecord(
+      stream,
+      s"the record with partitionKey ${showKey(key)} is $size bytes (data plus partition key); " +
+        s"the limit is $limit bytes ($what)")
 
   def badHashKey(stream: String, key: String, hashKey: String): KinesisSinkRecordException =
-    badRecord(stream, s"explicitHashKey '${hashKey.take(KeyShown)}' of partitionKey ${showKey(key)} is not a " +
-      "decimal integer in 0..2^128-1")
+    badRecord(
+      stream,
+      s"explicitHashKey '${hashKey.take(KeyShown)}' of partitionKey ${showKey(key)} is not a " +
+        "decimal integer in 0..2^128-1")
 
   def nullStream(column: String, key: String): KinesisSinkRecordException =
     new KinesisSinkRecordException(s"Kinesis sink: the '$column' column is null for partitionKey ${showKey(key)} " +
@@ -57,8 +61,11 @@ object SinkErrors {
    * stream of the same name in the sink's region.
    */
   def arnInOtherRegion(column: String, arn: String, arnRegion: String, region: String): KinesisSinkRecordException =
-    badRecord(arn, s"the '$column' column names a stream in region $arnRegion but the sink writes to " +
-      s"region $region (option 'region'): write those rows with a sink set to that region")
+    badRecord(
+      arn,
+      s"the '$column' column names a stream in region $arnRegion but the sink writes to " +
+        s"region $region (option 'region'): write those rows with a sink set to that region"
+    )
 
   def streamNotFound(stream: String, connection: ConnectionConfig): KinesisSinkWriteException =
     new KinesisSinkWriteException(StreamNotFound.message(stream, connection))
@@ -75,7 +82,8 @@ object SinkErrors {
   /** Access denied, bad credentials, an unreachable endpoint: after the SDK's retries, if the error allows any. */
   def describeFailed(stream: String, cause: Throwable): KinesisSinkWriteException =
     new KinesisSinkWriteException(
-      s"Kinesis sink: DescribeStreamSummary of stream '$stream' failed and was not retried further: ${cause.getMessage}", cause)
+      s"Kinesis sink: DescribeStreamSummary of stream '$stream' failed and was not retried further: ${cause.getMessage}",
+      cause)
 
   def aggregationWithoutShards(stream: String): KinesisSinkWriteException =
     new KinesisSinkWriteException(s"Kinesis sink: aggregation=kpl packs records per shard and needs the shards of " +
@@ -84,5 +92,6 @@ object SinkErrors {
 
   def requestFailed(stream: String, cause: Throwable): KinesisSinkWriteException =
     new KinesisSinkWriteException(
-      s"Kinesis sink: PutRecords to stream '$stream' failed and was not retried further: ${cause.getMessage}", cause)
+      s"Kinesis sink: PutRecords to stream '$stream' failed and was not retried further: ${cause.getMessage}",
+      cause)
 }

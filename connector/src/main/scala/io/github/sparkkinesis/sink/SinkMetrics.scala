@@ -22,10 +22,20 @@ object SinkMetrics {
   val HeldBytesPeak = "heldBytesPeak"
 
   def supported: Array[CustomMetric] = Array(
-    new RecordsWrittenMetric, new BytesWrittenMetric, new ThrottledRecordsMetric, new RetriedRecordsMetric,
-    new BatchSizeMetric, new FlowControlDelayMetric, new UserRecordsWrittenMetric, new AggregatesWrittenMetric,
-    new RecordsPerAggregateMetric, new ReroutedRecordsMetric, new RequestsMetric, new RecordsPerRequestMetric,
-    new HeldBytesPeakMetric)
+    new RecordsWrittenMetric,
+    new BytesWrittenMetric,
+    new ThrottledRecordsMetric,
+    new RetriedRecordsMetric,
+    new BatchSizeMetric,
+    new FlowControlDelayMetric,
+    new UserRecordsWrittenMetric,
+    new AggregatesWrittenMetric,
+    new RecordsPerAggregateMetric,
+    new ReroutedRecordsMetric,
+    new RequestsMetric,
+    new RecordsPerRequestMetric,
+    new HeldBytesPeakMetric
+  )
 }
 
 /** Spark sums these over tasks. */
@@ -35,24 +45,30 @@ abstract class SinkSumMetric(metricName: String, text: String) extends CustomSum
 }
 
 class RecordsWrittenMetric extends SinkSumMetric(SinkMetrics.RecordsWritten, "records written to Kinesis")
-class BytesWrittenMetric extends SinkSumMetric(SinkMetrics.BytesWritten, "bytes written to Kinesis (data plus partition keys)")
-class ThrottledRecordsMetric extends SinkSumMetric(SinkMetrics.ThrottledRecords, "records Kinesis refused for throughput (resent)")
+class BytesWrittenMetric
+  extends SinkSumMetric(SinkMetrics.BytesWritten, "bytes written to Kinesis (data plus partition keys)")
+class ThrottledRecordsMetric
+  extends SinkSumMetric(SinkMetrics.ThrottledRecords, "records Kinesis refused for throughput (resent)")
 class RetriedRecordsMetric extends SinkSumMetric(SinkMetrics.RetriedRecords, "records resent after a per-record failure")
 
-class UserRecordsWrittenMetric extends SinkSumMetric(SinkMetrics.UserRecordsWritten, "user records written (alone or inside KPL aggregates)")
+class UserRecordsWrittenMetric
+  extends SinkSumMetric(SinkMetrics.UserRecordsWritten, "user records written (alone or inside KPL aggregates)")
 class AggregatesWrittenMetric extends SinkSumMetric(SinkMetrics.AggregatesWritten, "KPL aggregates written")
-class ReroutedRecordsMetric extends SinkSumMetric(SinkMetrics.ReroutedRecords,
-  "user records sent again: a reshard put their aggregate in a shard that does not hold them all")
+class ReroutedRecordsMetric extends SinkSumMetric(
+    SinkMetrics.ReroutedRecords,
+    "user records sent again: a reshard put their aggregate in a shard that does not hold them all")
 
 class RequestsMetric extends SinkSumMetric(SinkMetrics.Requests, "PutRecords requests sent (resends included)")
 
 /** Small requests (input slower than a round trip, or flow control cutting batches) show here. */
-class RecordsPerRequestMetric extends AverageOfActiveTasks(SinkMetrics.RecordsPerRequest,
-  "records per PutRecords request (average over tasks that sent)")
+class RecordsPerRequestMetric extends AverageOfActiveTasks(
+    SinkMetrics.RecordsPerRequest,
+    "records per PutRecords request (average over tasks that sent)")
 
 /** The figure to compare with the documented bound: (maxInFlightRequests + 4) × maxBytesPerRequest. */
-class HeldBytesPeakMetric extends MaxOverTasks(SinkMetrics.HeldBytesPeak,
-  "most record bytes a task held at once, all its streams (max over tasks)")
+class HeldBytesPeakMetric extends MaxOverTasks(
+    SinkMetrics.HeldBytesPeak,
+    "most record bytes a task held at once, all its streams (max over tasks)")
 
 /** The largest value any task reports. */
 abstract class MaxOverTasks(metricName: String, text: String) extends CustomMetric {
@@ -73,8 +89,9 @@ abstract class AverageOfActiveTasks(metricName: String, text: String) extends Cu
 }
 
 /** Tasks that wrote no aggregate (aggregation off, or only records sent alone) do not pull the average down. */
-class RecordsPerAggregateMetric extends AverageOfActiveTasks(SinkMetrics.RecordsPerAggregate,
-  "user records per KPL aggregate (average over tasks that wrote aggregates)")
+class RecordsPerAggregateMetric extends AverageOfActiveTasks(
+    SinkMetrics.RecordsPerAggregate,
+    "user records per KPL aggregate (average over tasks that wrote aggregates)")
 
 class BatchSizeMetric extends CustomAvgMetric {
   override def name(): String = SinkMetrics.BatchSize
@@ -82,8 +99,8 @@ class BatchSizeMetric extends CustomAvgMetric {
 }
 
 /** The largest pause any task is inserting: the figure that explains a slow write. */
-class FlowControlDelayMetric extends MaxOverTasks(SinkMetrics.FlowControlDelay,
-  "flow-control pause between sends, ms (max over tasks)")
+class FlowControlDelayMetric
+  extends MaxOverTasks(SinkMetrics.FlowControlDelay, "flow-control pause between sends, ms (max over tasks)")
 
 /** One writer task's counters; only the task's own thread touches them. */
 final class SinkTaskMetrics {
@@ -112,12 +129,14 @@ final class SinkTaskMetrics {
     SinkTaskMetrics.metric(SinkMetrics.FlowControlDelay, flowControlDelayMs),
     SinkTaskMetrics.metric(SinkMetrics.UserRecordsWritten, userRecordsWritten),
     SinkTaskMetrics.metric(SinkMetrics.AggregatesWritten, aggregatesWritten),
-    SinkTaskMetrics.metric(SinkMetrics.RecordsPerAggregate,
+    SinkTaskMetrics.metric(
+      SinkMetrics.RecordsPerAggregate,
       if (aggregatesWritten == 0) 0L else aggregatedRecords / aggregatesWritten),
     SinkTaskMetrics.metric(SinkMetrics.ReroutedRecords, reroutedRecords),
     SinkTaskMetrics.metric(SinkMetrics.Requests, requests),
     SinkTaskMetrics.metric(SinkMetrics.RecordsPerRequest, if (requests == 0) 0L else sentRecords / requests),
-    SinkTaskMetrics.metric(SinkMetrics.HeldBytesPeak, heldBytesPeak))
+    SinkTaskMetrics.metric(SinkMetrics.HeldBytesPeak, heldBytesPeak)
+  )
 }
 
 object SinkTaskMetrics {

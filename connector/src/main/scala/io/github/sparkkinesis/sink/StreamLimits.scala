@@ -26,14 +26,15 @@ object StreamLimits {
     cache.get((connection, stream))(_ => describe(connection, stream))
 
   private def describe(connection: ConnectionConfig, stream: String): StreamLimits = {
-    val summary = try {
-      KinesisClientFactory.sync(connection)
-        .describeStreamSummary(DescribeStreamSummaryRequest.builder().streamName(stream).build())
-        .streamDescriptionSummary()
-    } catch {
-      case _: ResourceNotFoundException => throw SinkErrors.streamNotFound(stream, connection)
-      case e: SdkException => throw SinkErrors.describeFailed(stream, e)
-    }
+    val summary =
+      try {
+        KinesisClientFactory.sync(connection)
+          .describeStreamSummary(DescribeStreamSummaryRequest.builder().streamName(stream).build())
+          .streamDescriptionSummary()
+      } catch {
+        case _: ResourceNotFoundException => throw SinkErrors.streamNotFound(stream, connection)
+        case e: SdkException => throw SinkErrors.describeFailed(stream, e)
+      }
     // Emulators may leave the newer field out; Kinesis's default then applies.
     val maxRecord = Option(summary.maxRecordSizeInKiB()).map(_.longValue * 1024).getOrElse(DefaultMaxRecordBytes)
     StreamLimits(Option(summary.openShardCount()).map(_.intValue).getOrElse(1), maxRecord)

@@ -20,7 +20,8 @@ object DataLoss extends Logging {
     val what = s"Data loss in Kinesis stream '${key.stream}', shard ${key.shardId}: $lost"
     if (config.failOnDataLoss) {
       throw new IllegalStateException(
-        s"$what. Set failOnDataLoss=false to skip what is lost and go on $goingOn.", cause)
+        s"$what. Set failOnDataLoss=false to skip what is lost and go on $goingOn.",
+        cause)
     }
     logWarning(s"$what. failOnDataLoss=false: going on $goingOn.")
   }

@@ -23,20 +23,28 @@ private[source] object DatabricksTimestamp {
 
   def parse(reader: OptionReader, raw: String, root: JsonNode): Long = {
     val extra = root.fieldNames().asScala.filterNot(Set("at_timestamp", "format")).toSeq
-    if (extra.nonEmpty) reader.fail(KinesisOptions.InitialPosition, raw,
+    if (extra.nonEmpty) reader.fail(
+      KinesisOptions.InitialPosition,
+      raw,
       s"""only the fields "at_timestamp" and "format" in the at_timestamp form (not ${extra.mkString(", ")})""")
     val text = root.get("at_timestamp").asText().trim
     Option(root.get("format")).map(_.asText().trim) match {
       case Some(pattern) =>
-        withPattern(pattern, text).getOrElse(reader.fail(KinesisOptions.InitialPosition, raw,
+        withPattern(pattern, text).getOrElse(reader.fail(
+          KinesisOptions.InitialPosition,
+          raw,
           s"""an "at_timestamp" that the "format" pattern '$pattern' (java.time.format.DateTimeFormatter) parses"""))
       case None =>
         (if (text.matches("\\d+")) Try(text.toLong).toOption else None)
           .orElse(Try(Instant.parse(text).toEpochMilli).toOption)
           .orElse(Try(OffsetDateTime.parse(text).toInstant.toEpochMilli).toOption)
           .orElse(withPattern(DefaultPattern, text))
-          .getOrElse(reader.fail(KinesisOptions.InitialPosition, raw, "an \"at_timestamp\" in epoch milliseconds, " +
-            s"""ISO-8601 (2025-01-31T12:00:00Z) or $DefaultPattern, or a "format" pattern that parses it"""))
+          .getOrElse(reader.fail(
+            KinesisOptions.InitialPosition,
+            raw,
+            "an \"at_timestamp\" in epoch milliseconds, " +
+              s"""ISO-8601 (2025-01-31T12:00:00Z) or $DefaultPattern, or a "format" pattern that parses it"""
+          ))
     }
   }
 

@@ -29,13 +29,15 @@ final class FanOutConsumers(config: SourceConfig, fanOut: FanOutConfig, derivedN
   def resolve(): Map[String, String] = {
     val supplied = fanOut.registeredConsumers.map(id => streamOfGiven(id) -> id).toMap
     val arns = config.streams.map { stream =>
-      stream -> supplied.getOrElse(stream, fanOut.registeredConsumerName match {
-        case Some(name) => existing(stream, name)
-        case None =>
-          val arn = register(stream)
-          registered += stream -> arn
-          arn
-      })
+      stream -> supplied.getOrElse(
+        stream,
+        fanOut.registeredConsumerName match {
+          case Some(name) => existing(stream, name)
+          case None =>
+            val arn = register(stream)
+            registered += stream -> arn
+            arn
+        })
     }.toMap
     arns.foreach { case (stream, arn) => awaitActive(stream, arn) }
     arns
@@ -62,10 +64,11 @@ final class FanOutConsumers(config: SourceConfig, fanOut: FanOutConfig, derivedN
     val deadline = System.nanoTime() + fanOut.deregisterTimeout.toNanos
     var gone = false
     while (!gone) {
-      gone = try {
-        client.describeStreamConsumer((b: DescribeStreamConsumerRequest.Builder) => b.consumerARN(arn))
-        false
-      } catch { case _: ResourceNotFoundException => true }
+      gone =
+        try {
+          client.describeStreamConsumer((b: DescribeStreamConsumerRequest.Builder) => b.consumerARN(arn))
+          false
+        } catch { case _: ResourceNotFoundException => true }
       if (!gone) {
         if (System.nanoTime() > deadline) {
           logWarning(s"Enhanced fan-out consumer $arn of stream $stream was still being deleted after " +
@@ -86,8 +89,8 @@ final class FanOutConsumers(config: SourceConfig, fanOut: FanOutConfig, derivedN
   }
 
   private def streamArnOf(stream: String): String =
-    try config.streamArn(stream).getOrElse(client.describeStreamSummary(
-      (b: DescribeStreamSummaryRequest.Builder) => b.streamName(stream)).streamDescriptionSummary().streamARN())
+    try config.streamArn(stream).getOrElse(client.describeStreamSummary((b: DescribeStreamSummaryRequest.Builder) =>
+        b.streamName(stream)).streamDescriptionSummary().streamARN())
     catch { case e: ResourceNotFoundException => throw ShardDiscovery.streamNotFound(stream, config.connection, e) }
 
   /** `registeredConsumerIdType=name`: the consumer must be there already; it is someone else's to register. */
@@ -132,10 +135,14 @@ final class FanOutConsumers(config: SourceConfig, fanOut: FanOutConfig, derivedN
               val now = System.nanoTime()
               limitSince = if (ConsumerLimit.looksReached(listed, consumerName)) limitSince.orElse(Some(now)) else None
               // Past the deadline too: the limit says more than running out of time would.
-              if (limitSince.exists(since => now - since >= ConsumerLimit.Persistence.toNanos ||
-                  now + PollInterval.toNanos > deadline)) throw tooManyConsumers(stream, listed, e)
-              waitABit(deadline, s"consumer '$consumerName' to be accepted on stream $stream (Kinesis refused it " +
-                s"with LimitExceededException: ${e.awsErrorDetails().errorMessage()})")
+              if (limitSince.exists(since =>
+                  now - since >= ConsumerLimit.Persistence.toNanos ||
+                    now + PollInterval.toNanos > deadline)) throw tooManyConsumers(stream, listed, e)
+              waitABit(
+                deadline,
+                s"consumer '$consumerName' to be accepted on stream $stream (Kinesis refused it " +
+                  s"with LimitExceededException: ${e.awsErrorDetails().errorMessage()})"
+              )
           }
       }
     }
@@ -143,10 +150,13 @@ final class FanOutConsumers(config: SourceConfig, fanOut: FanOutConfig, derivedN
   }
 
   private def tooManyConsumers(stream: String, listed: Seq[Consumer], e: LimitExceededException): Exception =
-    new IllegalStateException(s"Stream $stream has ${listed.size} enhanced fan-out consumers, as many as Kinesis " +
-      s"allows (Kinesis: ${e.awsErrorDetails().errorMessage()}): deregister one " +
-      s"(${listed.map(_.consumerName()).sorted.mkString(", ")}), give one with registeredConsumerId, or read with " +
-      "consumerMode=polling", e)
+    new IllegalStateException(
+      s"Stream $stream has ${listed.size} enhanced fan-out consumers, as many as Kinesis " +
+        s"allows (Kinesis: ${e.awsErrorDetails().errorMessage()}): deregister one " +
+        s"(${listed.map(_.consumerName()).sorted.mkString(", ")}), give one with registeredConsumerId, or read with " +
+        "consumerMode=polling",
+      e
+    )
 
   /**
    * Databricks' connector names every consumer it registers `databricks_` + its name: a job moved from there with
@@ -172,12 +182,15 @@ final class FanOutConsumers(config: SourceConfig, fanOut: FanOutConfig, derivedN
     val deadline = System.nanoTime() + fanOut.registerTimeout.toNanos
     var active = false
     while (!active) {
-      val status = try client.describeStreamConsumer((b: DescribeStreamConsumerRequest.Builder) => b.consumerARN(arn))
-        .consumerDescription().consumerStatus()
-      catch {
-        case e: ResourceNotFoundException => throw new IllegalArgumentException(s"Enhanced fan-out consumer $arn " +
-          s"of stream $stream does not exist (${e.awsErrorDetails().errorMessage()})", e)
-      }
+      val status =
+        try client.describeStreamConsumer((b: DescribeStreamConsumerRequest.Builder) => b.consumerARN(arn))
+            .consumerDescription().consumerStatus()
+        catch {
+          case e: ResourceNotFoundException => throw new IllegalArgumentException(
+              s"Enhanced fan-out consumer $arn " +
+                s"of stream $stream does not exist (${e.awsErrorDetails().errorMessage()})",
+              e)
+        }
       active = status == ConsumerStatus.ACTIVE
       if (!active) waitABit(deadline, s"consumer $arn of stream $stream to become ACTIVE (now $status)")
     }
@@ -197,7 +210,8 @@ object FanOutConsumers {
   val DatabricksPrefix = "databricks_"
   private val PollInterval = java.time.Duration.ofMillis(500)
   /** `arn:aws:kinesis:<region>:<account>:stream/<stream>/consumer/<name>:<created>` */
-  private val ConsumerArn = """arn:aws[a-z-]*:kinesis:[^:]*:\d{12}:stream/([a-zA-Z0-9_.-]+)/consumer/([a-zA-Z0-9_.-]+):\d+""".r
+  private val ConsumerArn =
+    """arn:aws[a-z-]*:kinesis:[^:]*:\d{12}:stream/([a-zA-Z0-9_.-]+)/consumer/([a-zA-Z0-9_.-]+):\d+""".r
 
   def isConsumerArn(s: String): Boolean = ConsumerArn.pattern.matcher(s).matches()
 

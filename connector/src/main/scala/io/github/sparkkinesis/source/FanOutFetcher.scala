@@ -29,8 +29,15 @@ import software.amazon.awssdk.services.kinesis.model._
  * Mutable state is guarded by the fetcher's monitor; calls into the SDK and completions of futures are made
  * outside it (either may run the other side's callbacks on the same thread).
  */
-final class FanOutFetcher(client: KinesisAsyncClient, config: SourceConfig, key: ShardKey, consumerArn: String,
-    start: ShardPosition, tally: CallTally, counts: FanOutTally, hashKeys: Option[HashKeySpan])
+final class FanOutFetcher(
+    client: KinesisAsyncClient,
+    config: SourceConfig,
+    key: ShardKey,
+    consumerArn: String,
+    start: ShardPosition,
+    tally: CallTally,
+    counts: FanOutTally,
+    hashKeys: Option[HashKeySpan])
   extends ShardFetcher with Logging {
 
   import FanOutFetcher._
@@ -58,8 +65,9 @@ final class FanOutFetcher(client: KinesisAsyncClient, config: SourceConfig, key:
     val next = synchronized {
       if (!ready.isEmpty) { val p = ready.pollFirst(); () => { answer.complete(p); () } }
       else if (position == ShardEnd) { () => { answer.complete(Poll(RecordBlock.empty, 0, 0, ended = true)); () } }
-      else if (closed) { () => { answer.completeExceptionally(new IllegalStateException(s"$key: fetcher closed")); () } }
-      else { waiting = answer; demand() }
+      else if (closed) { () =>
+        { answer.completeExceptionally(new IllegalStateException(s"$key: fetcher closed")); () }
+      } else { waiting = answer; demand() }
     }
     next()
     answer
@@ -96,9 +104,12 @@ final class FanOutFetcher(client: KinesisAsyncClient, config: SourceConfig, key:
     }
     started.foreach { case (sub, request) =>
       counts.subscriptions.increment()
-      val handler = SubscribeToShardResponseHandler.builder().subscriber(() => sub: Subscriber[SubscribeToShardEventStream])
-        .onError((e: Throwable) => sub.end(Some(e))).build()
-      val call = try client.subscribeToShard(request, handler) catch { case NonFatal(e) => CompletableFuture.failedFuture[Void](e) }
+      val handler =
+        SubscribeToShardResponseHandler.builder().subscriber(() => sub: Subscriber[SubscribeToShardEventStream])
+          .onError((e: Throwable) => sub.end(Some(e))).build()
+      val call =
+        try client.subscribeToShard(request, handler)
+        catch { case NonFatal(e) => CompletableFuture.failedFuture[Void](e) }
       sub.call = call
       call.whenComplete((_: Void, e: Throwable) => sub.end(Option(e)))
     }
@@ -129,7 +140,8 @@ final class FanOutFetcher(client: KinesisAsyncClient, config: SourceConfig, key:
           val poll = take(e)
           val answer = waiting
           waiting = null
-          if (answer == null) { ready.addLast(poll); Noop } else () => { answer.complete(poll); () }
+          if (answer == null) { ready.addLast(poll); Noop }
+          else () => { answer.complete(poll); () }
         } catch {
           case NonFatal(error) => fail(error) // a resume that found records lost, under failOnDataLoss
         }
@@ -142,8 +154,13 @@ final class FanOutFetcher(client: KinesisAsyncClient, config: SourceConfig, key:
     val ended = (e.hasChildShards && !e.childShards().isEmpty) || e.continuationSequenceNumber() == null
     val records = e.records()
     millisBehind = Option(e.millisBehindLatest()).map(_.longValue).getOrElse(0L)
-    resumeRecord = resumeRecord.flatMap(ShardReader.checkResumed(config, key, position, _,
-      if (records.isEmpty) None else Some(records.get(0).sequenceNumber()), ended || millisBehind == 0))
+    resumeRecord = resumeRecord.flatMap(ShardReader.checkResumed(
+      config,
+      key,
+      position,
+      _,
+      if (records.isEmpty) None else Some(records.get(0).sequenceNumber()),
+      ended || millisBehind == 0))
     val poll = ShardReader.decode(key, position, records, e.millisBehindLatest(), ended, filled = false, hashKeys)
     poll.records.lastPosition.foreach(position = _)
     continuation = Option(e.continuationSequenceNumber())
@@ -160,8 +177,9 @@ final class FanOutFetcher(client: KinesisAsyncClient, config: SourceConfig, key:
         case None =>
           counts.renewals.increment() // its 5 minutes are over
           demand()
-        case Some(e: KinesisException) if continuation.isEmpty && ShardReader.isLostPosition(position, e) &&
-            !e.isInstanceOf[ResourceNotFoundException] =>
+        case Some(e: KinesisException)
+            if continuation.isEmpty && ShardReader.isLostPosition(position, e) &&
+              !e.isInstanceOf[ResourceNotFoundException] =>
           try { position = ShardReader.lostPosition(config, key, position, e); demand() }
           catch { case NonFatal(lost) => fail(lost) }
         case Some(e) if fatal(e) => fail(e)
@@ -251,9 +269,17 @@ final class FanOutTally {
 
 final case class FanOutCounts(subscriptions: Long, renewals: Long, events: Long, streamErrors: Long) {
   def -(o: FanOutCounts): FanOutCounts =
-    FanOutCounts(subscriptions - o.subscriptions, renewals - o.renewals, events - o.events, streamErrors - o.streamErrors)
+    FanOutCounts(
+      subscriptions - o.subscriptions,
+      renewals - o.renewals,
+      events - o.events,
+      streamErrors - o.streamErrors)
   def +(o: FanOutCounts): FanOutCounts =
-    FanOutCounts(subscriptions + o.subscriptions, renewals + o.renewals, events + o.events, streamErrors + o.streamErrors)
+    FanOutCounts(
+      subscriptions + o.subscriptions,
+      renewals + o.renewals,
+      events + o.events,
+      streamErrors + o.streamErrors)
 }
 
 object FanOutCounts {

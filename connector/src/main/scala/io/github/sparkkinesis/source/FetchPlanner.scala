@@ -38,8 +38,9 @@ final class FetchPlanner(config: SourceConfig, discovery: ShardDiscovery) extend
     val found = offset.streams
     val expected = config.streams.toSet
     if (found.nonEmpty && found != expected) {
-      throw new IllegalStateException(s"The checkpoint was written for Kinesis streams ${found.toSeq.sorted.mkString(", ")} " +
-        s"but the query reads ${expected.toSeq.sorted.mkString(", ")}: use a new checkpoint location for other streams.")
+      throw new IllegalStateException(
+        s"The checkpoint was written for Kinesis streams ${found.toSeq.sorted.mkString(", ")} " +
+          s"but the query reads ${expected.toSeq.sorted.mkString(", ")}: use a new checkpoint location for other streams.")
     }
   }
 
@@ -92,8 +93,13 @@ final class FetchPlanner(config: SourceConfig, discovery: ShardDiscovery) extend
         case _: After => s"its records ${DataLoss.show(position)} were never read"
         case _ => s"it was never read (its position is ${DataLoss.show(position)})"
       }
-      DataLoss(config, key, s"the shard is no longer listed by ListShards (it expired past the stream's retention) " +
-        s"and $unread", "without it: its child shards are read from their start")
+      DataLoss(
+        config,
+        key,
+        s"the shard is no longer listed by ListShards (it expired past the stream's retention) " +
+          s"and $unread",
+        "without it: its child shards are read from their start"
+      )
       reportedLost += key
     }
 
@@ -152,7 +158,9 @@ object FetchPlanner {
    * both counts as finished ([[FetchPlanner.readableShards]]); lost, it was reported. So the offset stays as small
    * as the listing (closed shards stay listed for the stream's retention), however often the stream reshards.
    */
-  def nextOffset(start: KinesisSourceOffset, advanced: Seq[(ShardKey, ShardPosition)],
+  def nextOffset(
+      start: KinesisSourceOffset,
+      advanced: Seq[(ShardKey, ShardPosition)],
       listed: Map[ShardKey, ShardMeta]): KinesisSourceOffset = {
     val moved = advanced.map(_._1).toSet
     val kept = start.positions.filter { case (key, _) => listed.contains(key) || moved(key) }
@@ -165,7 +173,9 @@ object FetchPlanner {
    * ceil(shards / shardsPerTask) equal parts, and a task reads the shards whose starting hash key falls in its
    * part. A split's children start inside their parent's range, so they tend to stay with the parent's task.
    */
-  def taskGroups[A](items: Seq[A], shardsPerTask: Int)(key: A => ShardKey, startingHashKey: ShardKey => BigInt): Seq[Seq[A]] =
+  def taskGroups[A](items: Seq[A], shardsPerTask: Int)(
+      key: A => ShardKey,
+      startingHashKey: ShardKey => BigInt): Seq[Seq[A]] =
     items.groupBy(a => key(a).stream).toSeq.sortBy(_._1).flatMap { case (_, inStream) =>
       val parts = math.max(1, (inStream.size + shardsPerTask - 1) / shardsPerTask)
       def start(a: A) = startingHashKey(key(a))

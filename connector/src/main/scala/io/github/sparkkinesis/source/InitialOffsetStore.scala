@@ -16,13 +16,15 @@ final class InitialOffsetStore(checkpointLocation: String) {
     val fs = path.getFileSystem(SparkSession.active.sessionState.newHadoopConf())
     if (fs.exists(path)) {
       val in = fs.open(path)
-      try KinesisSourceOffset.fromJson(new String(in.readAllBytes(), UTF_8)) finally in.close()
+      try KinesisSourceOffset.fromJson(new String(in.readAllBytes(), UTF_8))
+      finally in.close()
     } else {
       val offset = create
       fs.mkdirs(path.getParent)
       val tmp = new Path(path.getParent, s".${path.getName}.${java.util.UUID.randomUUID()}.tmp")
       val out = fs.create(tmp, false)
-      try out.write(offset.json.getBytes(UTF_8)) finally out.close()
+      try out.write(offset.json.getBytes(UTF_8))
+      finally out.close()
       if (!fs.rename(tmp, path)) {
         fs.delete(tmp, false)
         throw new IllegalStateException(s"could not write the initial offset to $path")

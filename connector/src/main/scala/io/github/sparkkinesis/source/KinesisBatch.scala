@@ -37,7 +37,8 @@ final class KinesisBatch(config: SourceConfig) extends Batch {
       val readable = planner.readableShards(offset)
       // Every round asks from the read's start: a feed that reached further reports how far, and keeps its records.
       val shards = discovery.shards()
-      val requests = readable.map(k => SnapshotRequest.of(shards, k, start.get(k).getOrElse(TrimHorizon), Long.MaxValue, Long.MaxValue))
+      val requests = readable.map(k =>
+        SnapshotRequest.of(shards, k, start.get(k).getOrElse(TrimHorizon), Long.MaxValue, Long.MaxValue))
       val spec = SnapshotSpec(sourceId, config, Some(runEnd), SnapshotWait(0L, untilCaughtUp = true), spill = true)
       val (snapshots, _) = SnapshotJob.run(sc, spec, planner.groups(requests, owners.toMap))
       snapshots.foreach(s => owners(s.key) = s.location)
@@ -60,7 +61,8 @@ final class KinesisBatch(config: SourceConfig) extends Batch {
    * descendants (parents before children). */
   private def lineageGroups(ranges: Seq[ShardRange], shards: Map[ShardKey, ShardMeta]): Seq[Seq[ShardRange]] = {
     val byKey = ranges.map(r => r.key -> r).toMap
-    def parentsIn(r: ShardRange) = shards.get(r.key).toSeq.flatMap(_.parents).map(ShardKey(r.key.stream, _)).filter(byKey.contains)
+    def parentsIn(r: ShardRange) =
+      shards.get(r.key).toSeq.flatMap(_.parents).map(ShardKey(r.key.stream, _)).filter(byKey.contains)
     val roots = ranges.count(r => parentsIn(r).isEmpty)
     val perTask = config.shardsPerTaskFor(roots, FetchPlanner.parallelism)
     val groupOf = mutable.Map.empty[ShardKey, Int]
@@ -73,7 +75,8 @@ final class KinesisBatch(config: SourceConfig) extends Batch {
         parentsIn(r).headOption.flatMap(groupOf.get) match {
           case Some(g) => groups(g) += r; groupOf(r.key) = g
           case None =>
-            if (groups.isEmpty || groups.last.count(x => parentsIn(x).isEmpty) >= perTask) groups += mutable.ArrayBuffer.empty
+            if (groups.isEmpty || groups.last.count(x => parentsIn(x).isEmpty) >= perTask)
+              groups += mutable.ArrayBuffer.empty
             groups.last += r
             groupOf(r.key) = groups.size - 1
         }

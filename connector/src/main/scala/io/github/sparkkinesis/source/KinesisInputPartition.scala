@@ -15,7 +15,11 @@ object ShardRange {
    * when the start differs (a pinned start lost from the checkpoint and made anew): reading such a "range" would
    * mean reading an open shard until it ends, a task that never finishes.
    */
-  def planned(key: ShardKey, from: ShardPosition, to: ShardPosition, hashKeys: Option[HashKeySpan]): Option[ShardRange] =
+  def planned(
+      key: ShardKey,
+      from: ShardPosition,
+      to: ShardPosition,
+      hashKeys: Option[HashKeySpan]): Option[ShardRange] =
     to match {
       case _: ShardPosition.After | ShardPosition.ShardEnd if from != to => Some(ShardRange(key, from, to, hashKeys))
       case _ => None

@@ -5,7 +5,11 @@ import java.util.{Optional, UUID}
 import scala.jdk.CollectionConverters._
 
 import io.github.sparkkinesis.options.KinesisOptionException
-import io.github.sparkkinesis.options.KinesisOptions.{MaxBytesPerTrigger, MaxRecordsPerShardPerTrigger, MaxRecordsPerTrigger}
+import io.github.sparkkinesis.options.KinesisOptions.{
+  MaxBytesPerTrigger,
+  MaxRecordsPerShardPerTrigger,
+  MaxRecordsPerTrigger
+}
 import io.github.sparkkinesis.source.ShardPosition._
 import org.apache.spark.SparkContext
 import org.apache.spark.internal.Logging
@@ -61,7 +65,8 @@ final class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: St
   /** Spark asks again on every trigger until a first batch runs: the checkpoint's file is read once. */
   override def initialOffset(): Offset = synchronized {
     initial.getOrElse {
-      val offset = new InitialOffsetStore(checkpointLocation).getOrCreate(planner.initialOffset(System.currentTimeMillis()))
+      val offset =
+        new InitialOffsetStore(checkpointLocation).getOrCreate(planner.initialOffset(System.currentTimeMillis()))
       initial = Some(offset)
       offset
     }
@@ -77,7 +82,8 @@ final class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: St
     throw new UnsupportedOperationException("the Kinesis source is read with latestOffset(start, limit)")
 
   override def getDefaultReadLimit: ReadLimit = {
-    val limits = config.maxRecordsPerTrigger.map(ReadLimit.maxRows).toSeq ++ config.maxBytesPerTrigger.map(SparkLineSource.maxBytes)
+    val limits =
+      config.maxRecordsPerTrigger.map(ReadLimit.maxRows).toSeq ++ config.maxBytesPerTrigger.map(SparkLineSource.maxBytes)
     limits match {
       case Seq() => ReadLimit.allAvailable()
       case Seq(one) => one
@@ -130,16 +136,25 @@ final class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: St
     val (shareOfRecords, maxBytes) = FetchPlanner.budgets(limit, readable.size)
     val maxRecords = config.maxRecordsPerShardPerTrigger.fold(shareOfRecords)(math.min(_, shareOfRecords))
     val shards = discovery.shards()
-    val requests = readable.map(k => SnapshotRequest.of(shards, k, start.get(k).getOrElse(TrimHorizon), maxRecords, maxBytes))
+    val requests =
+      readable.map(k => SnapshotRequest.of(shards, k, start.get(k).getOrElse(TrimHorizon), maxRecords, maxBytes))
     val groups = planner.groups(requests, owners)
     val sc = SparkSession.active.sparkContext
     context = Some(sc)
     // A catch-up (the last snapshot saw shards behind their tip) gathers for up to CatchUpBatch since that snapshot.
     val fill = if (!lastBehind) 0L else math.max(0L, CatchUpBatch.toNanos - (System.nanoTime() - lastSnapshotNanos))
     val feedConfig = readConfig
-    def snapshot(linger: Long) = SnapshotJob.run(sc, SnapshotSpec(sourceId, feedConfig, runEnd,
-      SnapshotWait(linger, untilCaughtUp = false, fill), driverListens = listening), groups,
-      if (periodic) "periodic, idle stream" else "")
+    def snapshot(linger: Long) = SnapshotJob.run(
+      sc,
+      SnapshotSpec(
+        sourceId,
+        feedConfig,
+        runEnd,
+        SnapshotWait(linger, untilCaughtUp = false, fill),
+        driverListens = listening),
+      groups,
+      if (periodic) "periodic, idle stream" else ""
+    )
     val linger = if (lastAdvanced || executorsSignal) 0L else IdleWait.toNanos
     var (snapshots, stats) = snapshot(linger)
     // AvailableNow ends at the first batch with nothing new: "nothing" must mean every shard reached the tip it
@@ -186,15 +201,19 @@ final class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: St
 
   override def prepareForRealTimeMode(): Unit = synchronized {
     // Admission control has nothing to limit in a batch that reads for as long as it lasts.
-    Seq(MaxRecordsPerTrigger -> config.maxRecordsPerTrigger, MaxRecordsPerShardPerTrigger -> config.maxRecordsPerShardPerTrigger,
-      MaxBytesPerTrigger -> config.maxBytesPerTrigger)
+    Seq(
+      MaxRecordsPerTrigger -> config.maxRecordsPerTrigger,
+      MaxRecordsPerShardPerTrigger -> config.maxRecordsPerShardPerTrigger,
+      MaxBytesPerTrigger -> config.maxBytesPerTrigger
+    )
       .collectFirst { case (option, Some(v)) =>
         throw new KinesisOptionException(s"Option '${option.key}' ($v) does not apply in real-time mode, where a " +
           s"batch reads for as long as its trigger's duration: remove '${option.key}', or use a processing-time trigger.")
       }
     realTime = true
     resolved = None
-    logInfo(s"Real-time mode: tasks read their shards for the whole batch; idle shards are polled every ${config.copy(realTime = true).idlePollCap}")
+    logInfo(
+      s"Real-time mode: tasks read their shards for the whole batch; idle shards are polled every ${config.copy(realTime = true).idlePollCap}")
   }
 
   /** A real-time batch: every shard readable from `startOffset`, grouped into tasks as the snapshots would be. */
@@ -206,8 +225,13 @@ final class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: St
     val feedConfig = readConfig
     val shards = discovery.shards()
     planner.taskGroups(planner.readableShards(start))(identity).map { group =>
-      RealTimeInputPartition(sourceId, feedConfig, group.map(k => k -> start.get(k).getOrElse(TrimHorizon)),
-        FetchPlanner.ownerOf(group, owners), group.flatMap(k => shards.get(k).map(k -> _.hashKeys)).toMap): InputPartition
+      RealTimeInputPartition(
+        sourceId,
+        feedConfig,
+        group.map(k => k -> start.get(k).getOrElse(TrimHorizon)),
+        FetchPlanner.ownerOf(group, owners),
+        group.flatMap(k => shards.get(k).map(k -> _.hashKeys)).toMap
+      ): InputPartition
     }.toArray
   }
 
@@ -220,7 +244,8 @@ final class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: St
     owners ++= shards.map(s => s.key -> s.location)
     progress.record(shards, Nil)
     if (shards.exists(_.last == ShardEnd)) discovery.invalidate()
-    planner.endOffset(realTimeStart.getOrElse(KinesisSourceOffset(Map.empty)),
+    planner.endOffset(
+      realTimeStart.getOrElse(KinesisSourceOffset(Map.empty)),
       shards.filter(_.advanced).map(s => s.key -> s.last))
   }
 

@@ -49,7 +49,9 @@ object KinesisSourceOffset {
     def bad(why: String) = new IllegalArgumentException(
       s"Kinesis source offset is not in the expected format ($why). Expected " +
         s"""{"version":$Version,"streams":{"<stream>":{"<shardId>":{"after":"<seq>","sub":0}}}}, found: $json""")
-    val root = try mapper.readTree(json) catch { case e: Exception => throw bad(e.getMessage) }
+    val root =
+      try mapper.readTree(json)
+      catch { case e: Exception => throw bad(e.getMessage) }
     if (root == null || !root.isObject) throw bad("not a JSON object")
     if (!root.hasNonNull("version")) throw bad("no 'version' field: was the checkpoint written by another connector?")
     // Leniently, as this reader always has: a version given as the string "1" is version 1.

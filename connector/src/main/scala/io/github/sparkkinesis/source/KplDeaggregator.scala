@@ -19,7 +19,7 @@ import com.google.protobuf.{CodedInputStream, WireFormat}
  * KPL both do). Reading the misplaced copy as well would read those records twice, out of their key's order.
  */
 object KplDeaggregator {
-  private val Magic = Array(0xF3, 0x89, 0x9A, 0xC2).map(_.toByte)
+  private val Magic = Array(0xf3, 0x89, 0x9a, 0xc2).map(_.toByte)
   private val DigestLength = 16
   /** `MessageDigest.getInstance` looks the algorithm up in the security providers each time: once per thread. */
   private val Md5 = ThreadLocal.withInitial[MessageDigest](() => MessageDigest.getInstance("MD5"))
@@ -41,8 +41,14 @@ object KplDeaggregator {
    * known) does not hold every user record's hash key. Whether the aggregate is well formed is checked in full
    * before any of its records is added.
    */
-  def splitInto(out: RecordBlock.Builder, key: ShardKey, sequenceNumber: String, arrivalMillis: Long,
-      data: Array[Byte], position: ShardPosition, hashKeys: Option[HashKeySpan]): Boolean = {
+  def splitInto(
+      out: RecordBlock.Builder,
+      key: ShardKey,
+      sequenceNumber: String,
+      arrivalMillis: Long,
+      data: Array[Byte],
+      position: ShardPosition,
+      hashKeys: Option[HashKeySpan]): Boolean = {
     def corrupt(why: String) = new IllegalStateException(
       s"Corrupt KPL aggregated record in Kinesis shard $key at sequence number $sequenceNumber: $why")
     val bodyLength = data.length - Magic.length - DigestLength
@@ -91,7 +97,13 @@ object KplDeaggregator {
     var sub = 0
     while (sub < count) {
       if (SequenceNumbers.isAfter(position, sequenceNumber, sub.toLong)) {
-        out.add(keys(records(2 * sub).toInt), data, payloads(2 * sub), payloads(2 * sub + 1), sequenceNumber, sub.toLong,
+        out.add(
+          keys(records(2 * sub).toInt),
+          data,
+          payloads(2 * sub),
+          payloads(2 * sub + 1),
+          sequenceNumber,
+          sub.toLong,
           arrivalMillis)
       }
       sub += 1
@@ -100,7 +112,10 @@ object KplDeaggregator {
   }
 
   /** Whether `range` holds every user record's hash key; each distinct key is hashed once. */
-  private def holdsAll(range: HashKeySpan, records: ArrayBuffer[Long], keys: ArrayBuffer[String],
+  private def holdsAll(
+      range: HashKeySpan,
+      records: ArrayBuffer[Long],
+      keys: ArrayBuffer[String],
       explicitKeys: ArrayBuffer[String]): Boolean = {
     // Per key table entry: 0 not checked yet, 1 inside, 2 outside.
     val byKey = new Array[Byte](keys.size)

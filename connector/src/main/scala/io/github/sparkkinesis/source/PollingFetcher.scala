@@ -20,8 +20,13 @@ import software.amazon.awssdk.services.kinesis.KinesisClient
  * One call at a time per fetcher (the feed sees to it); each call sees the previous one's state through the
  * futures and the executors that chain them.
  */
-final class PollingFetcher(client: KinesisClient, config: SourceConfig, key: ShardKey, start: ShardPosition,
-    tally: CallTally, hashKeys: Option[HashKeySpan]) extends ShardFetcher {
+final class PollingFetcher(
+    client: KinesisClient,
+    config: SourceConfig,
+    key: ShardKey,
+    start: ShardPosition,
+    tally: CallTally,
+    hashKeys: Option[HashKeySpan]) extends ShardFetcher {
   private val reader = new ShardReader(client, config, key, start, Some(tally), paced = false, hashKeys)
 
   override def pushed: Boolean = false

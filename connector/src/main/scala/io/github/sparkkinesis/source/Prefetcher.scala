@@ -91,7 +91,8 @@ object Prefetcher extends Logging {
   def defaultBufferBytes: Long = Runtime.getRuntime.maxMemory() / 8
 
   /** The option as this JVM can hold it ([[FetchBufferCap]]), else the default. */
-  def bufferLimit(config: SourceConfig): Long = config.fetchBufferSize.map(FetchBufferCap(_)).getOrElse(defaultBufferBytes)
+  def bufferLimit(config: SourceConfig): Long =
+    config.fetchBufferSize.map(FetchBufferCap(_)).getOrElse(defaultBufferBytes)
 
   /** Bytes of records held in this JVM, all queries together. */
   def heldBytes: Long = held.get()
@@ -118,8 +119,15 @@ object Prefetcher extends Logging {
    * [[RunEnd]]; `hashKeys`: the shard's range, when known (misplaced KPL aggregates are skipped); `closed`: the
    * listing shows the shard closed.
    */
-  def feedFor(sourceId: String, config: SourceConfig, key: ShardKey, from: ShardPosition, runEnd: Option[RunEnd],
-      spill: Boolean, hashKeys: Option[HashKeySpan], closed: Boolean = false): ShardFeed = {
+  def feedFor(
+      sourceId: String,
+      config: SourceConfig,
+      key: ShardKey,
+      from: ShardPosition,
+      runEnd: Option[RunEnd],
+      spill: Boolean,
+      hashKeys: Option[HashKeySpan],
+      closed: Boolean = false): ShardFeed = {
     if (released.containsKey(sourceId)) {
       // A snapshot task of a query that stopped while it was being scheduled: it must not start reading again.
       val gone = new ShardFeed(sourceId, key, from, config, runEnd, spill, null)
@@ -128,15 +136,24 @@ object Prefetcher extends Logging {
     }
     var created: ShardFeed = null
     var freed = 0L
-    val feed = feeds.compute((sourceId, key), (_, existing) =>
-      if (existing != null && !existing.stopped && existing.spill == spill &&
-        existing.commit(from).map(f => freed = f).isDefined) existing
-      else {
-        if (existing != null) stop(existing)
-        created = new ShardFeed(sourceId, key, from, config, runEnd, spill,
-          fetcher(sourceId, config, key, from, spill, hashKeys))
-        created
-      })
+    val feed = feeds.compute(
+      (sourceId, key),
+      (_, existing) =>
+        if (existing != null && !existing.stopped && existing.spill == spill &&
+          existing.commit(from).map(f => freed = f).isDefined) existing
+        else {
+          if (existing != null) stop(existing)
+          created = new ShardFeed(
+            sourceId,
+            key,
+            from,
+            config,
+            runEnd,
+            spill,
+            fetcher(sourceId, config, key, from, spill, hashKeys))
+          created
+        }
+    )
     // Before a new feed's first call is dispatched (below): an answer at a closed shard's tip must not end it.
     if (closed) feed.markClosed()
     touch(feed)
@@ -150,17 +167,31 @@ object Prefetcher extends Logging {
    * How a feed reads: through the query's enhanced fan-out consumer when it has one for the stream, else by
    * polling. Batch reads poll (a range read once needs no subscription).
    */
-  private def fetcher(sourceId: String, config: SourceConfig, key: ShardKey, from: ShardPosition, spill: Boolean,
+  private def fetcher(
+      sourceId: String,
+      config: SourceConfig,
+      key: ShardKey,
+      from: ShardPosition,
+      spill: Boolean,
       hashKeys: Option[HashKeySpan]): ShardFetcher =
     config.fanOut.flatMap(_.consumerArns.get(key.stream)).filter(_ => !spill) match {
-      case Some(arn) => new FanOutFetcher(KinesisClientFactory.fanOut(config.connection), config, key, arn, from,
-        tallyOf(sourceId), fanOutTallyOf(sourceId), hashKeys)
-      case None => new PollingFetcher(KinesisClientFactory.sync(config.connection), config, key, from, tallyOf(sourceId),
-        hashKeys)
+      case Some(arn) => new FanOutFetcher(
+          KinesisClientFactory.fanOut(config.connection),
+          config,
+          key,
+          arn,
+          from,
+          tallyOf(sourceId),
+          fanOutTallyOf(sourceId),
+          hashKeys)
+      case None =>
+        new PollingFetcher(KinesisClientFactory.sync(config.connection), config, key, from, tallyOf(sourceId), hashKeys)
     }
 
   /** The feed of a shard for a batch task, marked as used. */
-  def get(sourceId: String, key: ShardKey): Option[ShardFeed] = Option(feeds.get((sourceId, key))).map { f => touch(f); f }
+  def get(sourceId: String, key: ShardKey): Option[ShardFeed] = Option(feeds.get((sourceId, key))).map { f =>
+    touch(f); f
+  }
 
   private def touch(feed: ShardFeed): Unit = {
     feed.touch()
@@ -179,7 +210,9 @@ object Prefetcher extends Logging {
   /** Drops every feed of a source, e.g. when its query stops. */
   def release(sourceId: String): Unit = {
     released.put(sourceId, System.nanoTime())
-    feeds.entrySet().removeIf { e => val mine = e.getKey._1 == sourceId; if (mine) stop(e.getValue); mine }
+    feeds.entrySet().removeIf { e =>
+      val mine = e.getKey._1 == sourceId; if (mine) stop(e.getValue); mine
+    }
     forget(sourceId)
     wakeWaitingForMemory()
   }
@@ -248,7 +281,8 @@ object Prefetcher extends Logging {
    */
   def armDriverSignal(sourceId: String): Boolean =
     !released.containsKey(sourceId) && {
-      val link = driverLinks.computeIfAbsent(sourceId,
+      val link = driverLinks.computeIfAbsent(
+        sourceId,
         id => new DriverLink(org.apache.spark.sparkkinesis.DriverChannel.connect(DriverSignal.endpointName(id))))
       link.armed.set(true)
       link.send.isDefined
@@ -295,13 +329,15 @@ object Prefetcher extends Logging {
     def free(feed: ShardFeed) = {
       val limit = bufferLimit(feed.config)
       val room = if (feed.fetcher.pushed) limit - held.get()
-        else math.min(limit - held.get(), ShardFeed.AnswerHeapFactor * limit / InFlightShare)
+      else math.min(limit - held.get(), ShardFeed.AnswerHeapFactor * limit / InFlightShare)
       room - reserved.get()
     }
     // A polled call waits for room for a useful answer (ShardFeed.minCallBytes): with the buffer nearly full,
     // thirty-two calls of a few records each would cost far more CPU per record than a few full ones.
     def needed(feed: ShardFeed) = if (feed.fetcher.pushed) 1L
-      else math.max(1L, ShardFeed.AnswerHeapFactor *
+    else math.max(
+      1L,
+      ShardFeed.AnswerHeapFactor *
         feed.minCallBytes(ShardReader.callTargetBytes(feed.config), bufferLimit(feed.config) / InFlightShare))
     def start(feed: ShardFeed): Unit =
       if (feed.finished) ()
@@ -330,7 +366,9 @@ object Prefetcher extends Logging {
     val plan = feed.nextCall(free, ShardReader.callTargetBytes(feed.config))
     val expected = ShardFeed.AnswerHeapFactor * plan.answerBytes
     reserved.addAndGet(expected)
-    val call = try feed.fetcher.poll(plan.limit) catch { case e: Throwable => CompletableFuture.failedFuture[Poll](e) }
+    val call =
+      try feed.fetcher.poll(plan.limit)
+      catch { case e: Throwable => CompletableFuture.failedFuture[Poll](e) }
     feed.inFlightSinceNanos = startedNanos
     feed.inFlight = call
     if (feed.stopped) call.cancel(false) // stopped while the call was being made
@@ -341,10 +379,10 @@ object Prefetcher extends Logging {
       } catch {
         case NonFatal(e) => logWarning(s"Taking the answer for ${feed.key} failed", e); feed.onFailure(e)
       } finally scheduler.execute { () => // its reservation is back: waiters may go; the feed waits for its next call
-        if (slot) callsInFlight -= 1
-        tryCall(feed)
-        startCalls()
-      }
+          if (slot) callsInFlight -= 1
+          tryCall(feed)
+          startCalls()
+        }
     }
   }
 
@@ -373,23 +411,40 @@ object Prefetcher extends Logging {
       val pace = ShardReader.pacingNanos(feed.config, poll.bytes)
       val found = poll.records.size
       val nowMillis = System.currentTimeMillis()
-      val arrivedOver = if (feed.fetcher.pushed) 0L else feed.cadence.answered(found,
-        if (found > 0) poll.records.arrivalMillis(found - 1) else 0L, feed.caughtUp, arrivalClock, nowMillis)
+      val arrivedOver = if (feed.fetcher.pushed) 0L
+      else feed.cadence.answered(
+        found,
+        if (found > 0) poll.records.arrivalMillis(found - 1) else 0L,
+        feed.caughtUp,
+        arrivalClock,
+        nowMillis)
       // How long the records found took to arrive: by their arrival times when the answer before had records at
       // the tip too (calls on a cadence do not move it), else by the calls' times.
       val sinceLastCall = if (arrivedOver > 0) arrivedOver
-        else if (feed.lastCallNanos == 0L) 0L else startedNanos - feed.lastCallNanos
-      feed.sparseNanos = if (!feed.caughtUp) 0L else if (found == 0) feed.sparseNanos
-        else ShardFeed.sparseWaitNanos(found, sinceLastCall, feed.config.idlePollCap)
+      else if (feed.lastCallNanos == 0L) 0L else startedNanos - feed.lastCallNanos
+      feed.sparseNanos = if (!feed.caughtUp) 0L
+      else if (found == 0) feed.sparseNanos
+      else ShardFeed.sparseWaitNanos(found, sinceLastCall, feed.config.idlePollCap)
       feed.lastCallNanos = startedNanos
-      val idle = if (found > 0) feed.sparseNanos else ShardFeed.idleWaitNanos(feed.idlePolls,
-        startedNanos - feed.idleSinceNanos, feed.config.minFetchPeriod, feed.config.idlePollCap, feed.sparseNanos)
+      val idle = if (found > 0) feed.sparseNanos
+      else ShardFeed.idleWaitNanos(
+        feed.idlePolls,
+        startedNanos - feed.idleSinceNanos,
+        feed.config.minFetchPeriod,
+        feed.config.idlePollCap,
+        feed.sparseNanos)
       // Spaced from the call's start, as Kinesis counts calls and bytes when it serves them: a call's own time
       // is not lost from the shard's quota (measured: 0.91-0.95 of the quota paced from the answer instead).
       feed.nextCallNanos = if (feed.fetcher.pushed) System.nanoTime()
-        else feed.cadence.nextCall(found, feed.caughtUp, arrivalClock, System.nanoTime(), nowMillis,
-          ShardFeed.burstAligned(startedNanos + math.max(pace, idle), idle, startedNanos + pace, BurstOriginNanos),
-          startedNanos + pace)
+      else feed.cadence.nextCall(
+        found,
+        feed.caughtUp,
+        arrivalClock,
+        System.nanoTime(),
+        nowMillis,
+        ShardFeed.burstAligned(startedNanos + math.max(pace, idle), idle, startedNanos + pace, BurstOriginNanos),
+        startedNanos + pace
+      )
       if (feed.stopped) held.addAndGet(-feed.release())
     }
     // Waiters re-check only when what they wait for may have changed: an idle shard's empty answer changes nothing.

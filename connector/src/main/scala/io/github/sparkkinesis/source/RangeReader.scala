@@ -31,7 +31,11 @@ object RangeReader extends Logging {
   /** Re-reads (from, to] with GetRecords. Stops at `to`, or at the shard's end when `to` is ShardEnd. */
   private def fromKinesis(config: SourceConfig, range: ShardRange): Iterator[RecordBlock] = {
     logInfo(s"Reading ${range.key} ${range.from} .. ${range.to} from Kinesis (not buffered on this executor)")
-    val reader = new ShardReader(KinesisClientFactory.sync(config.connection), config, range.key, range.from,
+    val reader = new ShardReader(
+      KinesisClientFactory.sync(config.connection),
+      config,
+      range.key,
+      range.from,
       hashKeys = range.hashKeys)
     new Iterator[RecordBlock] {
       private var pending: Option[RecordBlock] = None
@@ -62,10 +66,14 @@ object RangeReader extends Logging {
               val met = if (inRange.size < poll.records.size) {
                 s"the re-read found sequence number ${poll.records.sequenceNumber(inRange.size)} past it"
               } else "the re-read reached the end of what the shard holds"
-              DataLoss(config, range.key, s"the planned range ${DataLoss.show(range.from)} up to sequence number " +
-                s"${end.sequenceNumber} (sub-record ${end.subSequenceNumber}) no longer reaches its end: $met; its " +
-                "records expired past the stream's retention, or the stream was deleted and created again",
-                "with the records of the range that are left")
+              DataLoss(
+                config,
+                range.key,
+                s"the planned range ${DataLoss.show(range.from)} up to sequence number " +
+                  s"${end.sequenceNumber} (sub-record ${end.subSequenceNumber}) no longer reaches its end: $met; its " +
+                  "records expired past the stream's retention, or the stream was deleted and created again",
+                "with the records of the range that are left"
+              )
               done = true
             }
           case _ => done = poll.ended

@@ -39,7 +39,9 @@ final class RecordBlock private (
     3 * (first + i)
   }
 
-  def partitionKey(i: Int): UTF8String = { val b = at(i); UTF8String.fromBytes(bytes, bounds(b), bounds(b + 1) - bounds(b)) }
+  def partitionKey(i: Int): UTF8String = {
+    val b = at(i); UTF8String.fromBytes(bytes, bounds(b), bounds(b + 1) - bounds(b))
+  }
   def keyString(i: Int): String = { val b = at(i); new String(bytes, bounds(b), bounds(b + 1) - bounds(b), UTF_8) }
 
   /**
@@ -56,8 +58,12 @@ final class RecordBlock private (
   private def adoptedLength(k: Int): Int = { val own = adoptedAt(k); if (own == null) 0 else own.length }
   private def adoptedHeapBefore(k: Int): Long = if (adoptedHeap == null) 0L else adoptedHeap(k)
 
-  def sequenceNumberUtf8(i: Int): UTF8String = { val b = at(i); UTF8String.fromBytes(bytes, bounds(b + 2), bounds(b + 3) - bounds(b + 2)) }
-  def sequenceNumber(i: Int): String = { val b = at(i); new String(bytes, bounds(b + 2), bounds(b + 3) - bounds(b + 2), ISO_8859_1) }
+  def sequenceNumberUtf8(i: Int): UTF8String = {
+    val b = at(i); UTF8String.fromBytes(bytes, bounds(b + 2), bounds(b + 3) - bounds(b + 2))
+  }
+  def sequenceNumber(i: Int): String = {
+    val b = at(i); new String(bytes, bounds(b + 2), bounds(b + 3) - bounds(b + 2), ISO_8859_1)
+  }
   def subSequenceNumber(i: Int): Long = subs(first + i)
   def arrivalMillis(i: Int): Long = arrivals(first + i)
 
@@ -69,7 +75,8 @@ final class RecordBlock private (
 
   def position(i: Int): ShardPosition.After = ShardPosition.After(sequenceNumber(i), subSequenceNumber(i))
   def lastPosition: Option[ShardPosition.After] = if (isEmpty) None else Some(position(size - 1))
-  def record(i: Int): UserRecord = UserRecord(keyString(i), data(i), sequenceNumber(i), subSequenceNumber(i), arrivalMillis(i))
+  def record(i: Int): UserRecord =
+    UserRecord(keyString(i), data(i), sequenceNumber(i), subSequenceNumber(i), arrivalMillis(i))
 
   /** Record i against `p` (negative: before it), comparing sequence numbers as numbers without building strings. */
   def compareTo(i: Int, p: ShardPosition.After): Int = {
@@ -79,7 +86,7 @@ final class RecordBlock private (
     val other = p.sequenceNumber
     var c = Integer.compare(length, other.length)
     var k = 0
-    while (c == 0 && k < length) { c = Integer.compare(bytes(start + k) & 0xFF, other.charAt(k).toInt); k += 1 }
+    while (c == 0 && k < length) { c = Integer.compare(bytes(start + k) & 0xff, other.charAt(k).toInt); k += 1 }
     if (c != 0) c else java.lang.Long.compare(subSequenceNumber(i), p.subSequenceNumber)
   }
 
@@ -118,7 +125,8 @@ final class RecordBlock private (
   def slice(from: Int, until: Int): RecordBlock = {
     val f = math.max(0, math.min(from, size))
     val u = math.max(f, math.min(until, size))
-    if (f == 0 && u == size) this else new RecordBlock(bytes, bounds, subs, arrivals, adopted, adoptedHeap, total, first + f, u - f)
+    if (f == 0 && u == size) this
+    else new RecordBlock(bytes, bounds, subs, arrivals, adopted, adoptedHeap, total, first + f, u - f)
   }
 
   /**
@@ -132,15 +140,24 @@ final class RecordBlock private (
       val rebased = new Array[Int](3 * size + 1)
       var k = 0
       while (k <= 3 * size) { rebased(k) = bounds(3 * first + k) - from; k += 1 }
-      val heap = if (adoptedHeap == null) null else {
+      val heap = if (adoptedHeap == null) null
+      else {
         val h = new Array[Long](size + 1)
         var j = 0
         while (j <= size) { h(j) = adoptedHeap(first + j) - adoptedHeap(first); j += 1 }
         h
       }
-      new RecordBlock(java.util.Arrays.copyOfRange(bytes, from, bounds(3 * (first + size))), rebased,
-        java.util.Arrays.copyOfRange(subs, first, first + size), java.util.Arrays.copyOfRange(arrivals, first, first + size),
-        if (adopted == null) null else java.util.Arrays.copyOfRange(adopted, first, first + size), heap, size, 0, size)
+      new RecordBlock(
+        java.util.Arrays.copyOfRange(bytes, from, bounds(3 * (first + size))),
+        rebased,
+        java.util.Arrays.copyOfRange(subs, first, first + size),
+        java.util.Arrays.copyOfRange(arrivals, first, first + size),
+        if (adopted == null) null else java.util.Arrays.copyOfRange(adopted, first, first + size),
+        heap,
+        size,
+        0,
+        size
+      )
     }
 
   def iterator: Iterator[UserRecord] = Iterator.range(0, size).map(record)
@@ -158,7 +175,8 @@ object RecordBlock {
 
   def of(records: Iterable[UserRecord]): RecordBlock = {
     val b = new Builder(records.size)
-    records.foreach(r => b.add(r.partitionKey, r.data, 0, r.data.length, r.sequenceNumber, r.subSequenceNumber, r.arrivalMillis))
+    records.foreach(r =>
+      b.add(r.partitionKey, r.data, 0, r.data.length, r.sequenceNumber, r.subSequenceNumber, r.arrivalMillis))
     b.result()
   }
 
@@ -195,7 +213,14 @@ object RecordBlock {
         adoptedHeap(n) += data.length + AdoptedOverheadBytes
       }
 
-    private def put(key: String, data: Array[Byte], offset: Int, length: Int, seq: String, sub: Long, arrival: Long): Unit = {
+    private def put(
+        key: String,
+        data: Array[Byte],
+        offset: Int,
+        length: Int,
+        seq: String,
+        sub: Long,
+        arrival: Long): Unit = {
       if (n == subs.length) {
         val grown = math.max(2 * n, 4)
         bounds = java.util.Arrays.copyOf(bounds, 3 * grown + 1)

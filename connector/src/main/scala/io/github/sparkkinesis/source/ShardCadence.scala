@@ -41,7 +41,13 @@ final class ShardCadence {
    * `earliest`, just after the next record is due. A call made when a record was due that found nothing is made
    * once more after the margin; the shard is then polled as planned until its gaps agree again.
    */
-  def nextCall(found: Int, atTip: Boolean, clock: ArrivalClock, nowNanos: Long, nowMillis: Long, planned: Long,
+  def nextCall(
+      found: Int,
+      atTip: Boolean,
+      clock: ArrivalClock,
+      nowNanos: Long,
+      nowMillis: Long,
+      planned: Long,
       earliest: Long): Long = synchronized {
     val due: Option[(Long, CadenceCall)] =
       if (!atTip) None

@@ -1,13 +1,23 @@
 package io.github.sparkkinesis.source
 
-import io.github.sparkkinesis.client.{ConnectionConfig, KinesisClientFactory, KinesisClockBound, ShardListing, StreamNotFound,
-  TtlCache}
+import io.github.sparkkinesis.client.{
+  ConnectionConfig,
+  KinesisClientFactory,
+  KinesisClockBound,
+  ShardListing,
+  StreamNotFound,
+  TtlCache
+}
 import software.amazon.awssdk.core.exception.AbortedException
 import software.amazon.awssdk.services.kinesis.KinesisClient
 import software.amazon.awssdk.services.kinesis.model.{ResourceNotFoundException, Shard}
 
 /** A shard as discovery sees it: its parents (resharding lineage), its hash key range, whether it is closed. */
-final case class ShardMeta(key: ShardKey, parents: Seq[String], startingHashKey: BigInt, closed: Boolean,
+final case class ShardMeta(
+    key: ShardKey,
+    parents: Seq[String],
+    startingHashKey: BigInt,
+    closed: Boolean,
     endingHashKey: BigInt = HashKeySpan.MaxHashKey) {
   lazy val hashKeys: HashKeySpan = HashKeySpan(startingHashKey, endingHashKey)
 }
@@ -70,7 +80,8 @@ final class ShardDiscovery(config: SourceConfig) {
   /** A complete listing; one equal to the listing before is that one (see [[ShardDiscovery.same]]). */
   private def list(stream: String, before: Option[Listing]): Listing = {
     val now = System.nanoTime()
-    val fresh = listing(stream)(ShardListing.all(client, stream, config.streamArn(stream), Some(clock))).map(meta(stream, _))
+    val fresh =
+      listing(stream)(ShardListing.all(client, stream, config.streamArn(stream), Some(clock))).map(meta(stream, _))
     Listing(ShardDiscovery.same(before.map(_.shards), fresh), now)
   }
 
@@ -82,7 +93,8 @@ final class ShardDiscovery(config: SourceConfig) {
     catch {
       case e: ResourceNotFoundException => throw ShardDiscovery.streamNotFound(stream, config.connection, e)
       // query.stop() interrupts the driver: Spark recognizes a stop by an InterruptedException, not the SDK's wrapper.
-      case e: AbortedException if e.getCause.isInstanceOf[InterruptedException] || Thread.currentThread().isInterrupted =>
+      case e: AbortedException
+          if e.getCause.isInstanceOf[InterruptedException] || Thread.currentThread().isInterrupted =>
         val stopped = new InterruptedException(s"listing the shards of $stream was interrupted")
         stopped.initCause(e)
         throw stopped
@@ -93,7 +105,8 @@ final class ShardDiscovery(config: SourceConfig) {
     Seq(Option(s.parentShardId()), Option(s.adjacentParentShardId())).flatten,
     startingHashKey = Option(s.hashKeyRange()).map(r => BigInt(r.startingHashKey())).getOrElse(BigInt(0)),
     closed = !ShardListing.isOpen(s),
-    endingHashKey = Option(s.hashKeyRange()).map(r => BigInt(r.endingHashKey())).getOrElse(HashKeySpan.MaxHashKey))
+    endingHashKey = Option(s.hashKeyRange()).map(r => BigInt(r.endingHashKey())).getOrElse(HashKeySpan.MaxHashKey)
+  )
 }
 
 object ShardDiscovery {

@@ -110,7 +110,8 @@ final class ShardFeed(
    */
   def nextCall(freeBytes: Long, targetBytes: Long): CallPlan = synchronized {
     val target = math.min(ShardFeed.MaxResponseBytes, targetBytes)
-    val floor = if (fetcher != null && fetcher.pushed) ShardFeed.MinPushedReservationBytes else ShardFeed.MinReservationBytes
+    val floor =
+      if (fetcher != null && fetcher.pushed) ShardFeed.MinPushedReservationBytes else ShardFeed.MinReservationBytes
     val wanted = if (polls == 0) target else math.min(target, math.max(floor, 2 * lastResponseBytes))
     val bytes = if (spill) wanted else math.min(wanted, freeBytes / ShardFeed.AnswerHeapFactor)
     val limit = math.max(1L, math.min(config.maxRecordsPerFetch.toLong, bytes / avgRecordBytes)).toInt
@@ -146,7 +147,8 @@ final class ShardFeed(
         case a: After if records.stream().anyMatch(_.holds(a)) => dropThrough(a); true
         case _ => false
       }
-    if (reached) { base = from; Some(before - heldBytes) } else None
+    if (reached) { base = from; Some(before - heldBytes) }
+    else None
   }
 
   /** Frees every record held; returns the bytes freed. */
@@ -300,8 +302,12 @@ object ShardFeed {
    * then a tenth of its silence, at most `maxIdle`. An idle stream of a thousand shards then costs a few calls a
    * second instead of a thousand, and a record that ends a silence waits at most a tenth of it (and `maxIdle`).
    */
-  def idleWaitNanos(idlePolls: Int, silenceNanos: Long, minFetchPeriod: java.time.Duration,
-      maxIdle: java.time.Duration, sparseNanos: Long = 0L): Long =
+  def idleWaitNanos(
+      idlePolls: Int,
+      silenceNanos: Long,
+      minFetchPeriod: java.time.Duration,
+      maxIdle: java.time.Duration,
+      sparseNanos: Long = 0L): Long =
     if (idlePolls == 0) 0L
     else {
       val doubling = math.min(IdlePollInterval.toNanos, minFetchPeriod.toNanos << math.min(idlePolls, 8))

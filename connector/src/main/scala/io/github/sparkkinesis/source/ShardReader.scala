@@ -16,8 +16,13 @@ import software.amazon.awssdk.services.kinesis.model._
  * answer holds as many Kinesis records as the call's Limit asked for, so more may follow at once. `misplaced`: KPL
  * aggregates skipped because they hold user records of another shard's hash keys ([[KplDeaggregator]]).
  */
-final case class Poll(records: RecordBlock, bytes: Long, millisBehindLatest: Long, ended: Boolean,
-    filled: Boolean = false, misplaced: Int = 0) {
+final case class Poll(
+    records: RecordBlock,
+    bytes: Long,
+    millisBehindLatest: Long,
+    ended: Boolean,
+    filled: Boolean = false,
+    misplaced: Int = 0) {
   /**
    * Nothing more to read now. MillisBehindLatest counts whole milliseconds (kinesis-mock: from the answer's last
    * record to the shard's newest), so an answer a Limit cut short inside records that arrived in one millisecond
@@ -35,8 +40,14 @@ final case class Poll(records: RecordBlock, bytes: Long, millisBehindLatest: Lon
  * @param tally where the SDK's call counter ([[SdkCallStats]]) adds this reader's calls, if anywhere
  * @param hashKeys the shard's hash key range, when known: KPL aggregates holding records outside it are skipped
  */
-final class ShardReader(client: KinesisClient, config: SourceConfig, val key: ShardKey, start: ShardPosition,
-    tally: Option[CallTally] = None, paced: Boolean = true, hashKeys: Option[HashKeySpan] = None) extends Logging {
+final class ShardReader(
+    client: KinesisClient,
+    config: SourceConfig,
+    val key: ShardKey,
+    start: ShardPosition,
+    tally: Option[CallTally] = None,
+    paced: Boolean = true,
+    hashKeys: Option[HashKeySpan] = None) extends Logging {
 
   private var position: ShardPosition = start
   private var iterator: Option[String] = None
@@ -80,11 +91,13 @@ final class ShardReader(client: KinesisClient, config: SourceConfig, val key: Sh
   }
 
   private def currentIterator(): String = iterator.getOrElse {
-    val it = try client.getShardIterator(counted(ShardReader.iteratorRequest(config, key, position))).shardIterator() catch {
-      case e: KinesisException if ShardReader.isLostPosition(position, e) =>
-        position = ShardReader.lostPosition(config, key, position, e) // throws under failOnDataLoss
-        client.getShardIterator(counted(ShardReader.iteratorRequest(config, key, position))).shardIterator()
-    }
+    val it =
+      try client.getShardIterator(counted(ShardReader.iteratorRequest(config, key, position))).shardIterator()
+      catch {
+        case e: KinesisException if ShardReader.isLostPosition(position, e) =>
+          position = ShardReader.lostPosition(config, key, position, e) // throws under failOnDataLoss
+          client.getShardIterator(counted(ShardReader.iteratorRequest(config, key, position))).shardIterator()
+      }
     iterator = Some(it)
     resumeRecord = ShardReader.resumeRecord(position)
     it
@@ -134,14 +147,31 @@ object ShardReader {
    * `limit`: the call's, to tell an answer it cut short ([[Poll.filled]]). `hashKeys`: the shard's range, when
    * known, for aggregates a split misplaced ([[KplDeaggregator]]).
    */
-  def decode(key: ShardKey, position: ShardPosition, response: GetRecordsResponse, limit: Int,
+  def decode(
+      key: ShardKey,
+      position: ShardPosition,
+      response: GetRecordsResponse,
+      limit: Int,
       hashKeys: Option[HashKeySpan] = None): Poll =
-    decode(key, position, response.records(), response.millisBehindLatest(), ended = response.nextShardIterator() == null,
-      filled = response.records().size >= callLimit(limit), hashKeys = hashKeys)
+    decode(
+      key,
+      position,
+      response.records(),
+      response.millisBehindLatest(),
+      ended = response.nextShardIterator() == null,
+      filled = response.records().size >= callLimit(limit),
+      hashKeys = hashKeys
+    )
 
   /** The same for records however they came (a GetRecords answer, an enhanced fan-out event). */
-  def decode(key: ShardKey, position: ShardPosition, records: java.util.List[Record], millisBehindLatest: java.lang.Long,
-      ended: Boolean, filled: Boolean, hashKeys: Option[HashKeySpan]): Poll = {
+  def decode(
+      key: ShardKey,
+      position: ShardPosition,
+      records: java.util.List[Record],
+      millisBehindLatest: java.lang.Long,
+      ended: Boolean,
+      filled: Boolean,
+      hashKeys: Option[HashKeySpan]): Poll = {
     var size = 0L
     val it = records.iterator()
     while (it.hasNext) {
@@ -198,9 +228,15 @@ object ShardReader {
 
   /** Per [[DataLoss]]: fails, or returns where reading goes on (the shard's oldest record). */
   def lostPosition(config: SourceConfig, key: ShardKey, position: ShardPosition, e: KinesisException): ShardPosition = {
-    DataLoss(config, key, s"position ${DataLoss.show(position)} can no longer be read " +
-      s"(${e.awsErrorDetails().errorMessage()}): its records expired past the stream's retention, or the stream " +
-      "was deleted and created again", "from the shard's oldest record", e)
+    DataLoss(
+      config,
+      key,
+      s"position ${DataLoss.show(position)} can no longer be read " +
+        s"(${e.awsErrorDetails().errorMessage()}): its records expired past the stream's retention, or the stream " +
+        "was deleted and created again",
+      "from the shard's oldest record",
+      e
+    )
     TrimHorizon
   }
 
@@ -221,20 +257,39 @@ object ShardReader {
    * holds no record yet. At the tip or the shard's end with none there is no later record to tell a trim by, and
    * none that could be lost now.
    */
-  def checkResumed(config: SourceConfig, key: ShardKey, position: ShardPosition, expected: String,
+  def checkResumed(
+      config: SourceConfig,
+      key: ShardKey,
+      position: ShardPosition,
+      expected: String,
       response: GetRecordsResponse): Option[String] =
-    checkResumed(config, key, position, expected, response.records().asScala.headOption.map(_.sequenceNumber()),
-      response.nextShardIterator() == null || Option(response.millisBehindLatest()).exists(_ == 0L))
+    checkResumed(
+      config,
+      key,
+      position,
+      expected,
+      response.records().asScala.headOption.map(_.sequenceNumber()),
+      response.nextShardIterator() == null || Option(response.millisBehindLatest()).exists(_ == 0L)
+    )
 
   /** The same for the first record of any answer; `atTipOrEnd`: an answer with none could not have held one. */
-  def checkResumed(config: SourceConfig, key: ShardKey, position: ShardPosition, expected: String,
-      first: Option[String], atTipOrEnd: Boolean): Option[String] =
+  def checkResumed(
+      config: SourceConfig,
+      key: ShardKey,
+      position: ShardPosition,
+      expected: String,
+      first: Option[String],
+      atTipOrEnd: Boolean): Option[String] =
     first match {
       case Some(seq) if seq == expected => None
       case Some(seq) =>
-        DataLoss(config, key, s"the resume position ${DataLoss.show(position)} is no longer in the shard (the " +
-          s"first record left is $seq): it expired past the stream's retention, and so may records after it",
-          s"from sequence number $seq")
+        DataLoss(
+          config,
+          key,
+          s"the resume position ${DataLoss.show(position)} is no longer in the shard (the " +
+            s"first record left is $seq): it expired past the stream's retention, and so may records after it",
+          s"from sequence number $seq"
+        )
         None
       case None if atTipOrEnd => None
       case None => Some(expected)

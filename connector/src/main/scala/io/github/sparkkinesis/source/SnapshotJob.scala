@@ -10,12 +10,21 @@ import org.apache.spark.rdd.RDD
  * A shard the next batch may read, from where, and its share of the trigger's read limit; its hash key range
  * (misplaced KPL aggregates are skipped) and whether the listing shows it closed, as the driver knows them.
  */
-final case class SnapshotRequest(key: ShardKey, from: ShardPosition, maxRecords: Long, maxBytes: Long,
-    hashKeys: Option[HashKeySpan] = None, closed: Boolean = false)
+final case class SnapshotRequest(
+    key: ShardKey,
+    from: ShardPosition,
+    maxRecords: Long,
+    maxBytes: Long,
+    hashKeys: Option[HashKeySpan] = None,
+    closed: Boolean = false)
 
 object SnapshotRequest {
   /** A request for `key` as the listing `shards` describes it. */
-  def of(shards: Map[ShardKey, ShardMeta], key: ShardKey, from: ShardPosition, maxRecords: Long,
+  def of(
+      shards: Map[ShardKey, ShardMeta],
+      key: ShardKey,
+      from: ShardPosition,
+      maxRecords: Long,
       maxBytes: Long): SnapshotRequest = {
     val meta = shards.get(key)
     SnapshotRequest(key, from, maxRecords, maxBytes, meta.map(_.hashKeys), meta.exists(_.closed))
@@ -33,8 +42,15 @@ final case class ShardSnapshot(key: ShardKey, from: ShardPosition, state: FeedSt
  * the misplaced KPL aggregates it skipped and its buffer, for metrics;
  * whether it will signal the driver when what it holds changes ([[DriverSignal]]).
  */
-final case class ExecutorStats(location: String, calls: CallCounts, reReads: Long, heldBytes: Long, bufferLimit: Long,
-    signalsDriver: Boolean = false, fanOut: FanOutCounts = FanOutCounts.zero, misplacedAggregates: Long = 0L)
+final case class ExecutorStats(
+    location: String,
+    calls: CallCounts,
+    reReads: Long,
+    heldBytes: Long,
+    bufferLimit: Long,
+    signalsDriver: Boolean = false,
+    fanOut: FanOutCounts = FanOutCounts.zero,
+    misplacedAggregates: Long = 0L)
 
 /**
  * How long a snapshot task waits. It returns once every shard of its group has been polled at least once and
@@ -50,8 +66,13 @@ final case class SnapshotWait(lingerNanos: Long, untilCaughtUp: Boolean, fillNan
  * What one snapshot job asks of every task: the source, where feeds stop (AvailableNow and batch reads, see
  * [[RunEnd]]), the wait, batch-read spilling, and whether the driver listens for the executors' signals.
  */
-final case class SnapshotSpec(sourceId: String, config: SourceConfig, runEnd: Option[RunEnd], until: SnapshotWait,
-    spill: Boolean = false, driverListens: Boolean = false)
+final case class SnapshotSpec(
+    sourceId: String,
+    config: SourceConfig,
+    runEnd: Option[RunEnd],
+    until: SnapshotWait,
+    spill: Boolean = false,
+    driverListens: Boolean = false)
 
 /**
  * The short Spark job `latestOffset` runs: each task makes sure its executor prefetches its group of shards
@@ -70,14 +91,18 @@ object SnapshotJob {
   }
 
   /** `why`: shown beside the job's name in the UI when it is not the usual look for new records. */
-  def run(sc: SparkContext, spec: SnapshotSpec, groups: Seq[(Seq[SnapshotRequest], Option[String])], why: String = "")
-      : (Seq[ShardSnapshot], Seq[ExecutorStats]) = {
+  def run(
+      sc: SparkContext,
+      spec: SnapshotSpec,
+      groups: Seq[(Seq[SnapshotRequest], Option[String])],
+      why: String = ""): (Seq[ShardSnapshot], Seq[ExecutorStats]) = {
     if (groups.isEmpty) return (Nil, Nil)
     val rdd = new SnapshotRDD(sc, spec, groups)
     // Named in the UI; the query's own description (batch id) is put back for the batch that follows.
     val previous = sc.getLocalProperty(JobDescription)
     sc.setJobDescription(s"Kinesis fetch (${groups.map(_._1.size).sum} shards${if (why.isEmpty) "" else s", $why"})")
-    val results = try sc.runJob(rdd, CollectSnapshots).flatten.toSeq
+    val results =
+      try sc.runJob(rdd, CollectSnapshots).flatten.toSeq
       finally sc.setLocalProperty(JobDescription, previous)
     (results.flatMap(_._1), results.map(_._2))
   }
@@ -142,9 +167,18 @@ object SnapshotJob {
       ShardSnapshot(r.key, r.from, feed.state(r.maxRecords, r.maxBytes), location)
     }
     val mine = Prefetcher.feedsOf(sourceId)
-    (snapshots, ExecutorStats(location, Prefetcher.tallyOf(sourceId).snapshot(), Prefetcher.reReadCount(sourceId),
-      mine.map(_.bytesHeld).sum, Prefetcher.bufferLimit(config), signals, Prefetcher.fanOutTallyOf(sourceId).snapshot(),
-      Prefetcher.misplacedCount(sourceId)))
+    (
+      snapshots,
+      ExecutorStats(
+        location,
+        Prefetcher.tallyOf(sourceId).snapshot(),
+        Prefetcher.reReadCount(sourceId),
+        mine.map(_.bytesHeld).sum,
+        Prefetcher.bufferLimit(config),
+        signals,
+        Prefetcher.fanOutTallyOf(sourceId).snapshot(),
+        Prefetcher.misplacedCount(sourceId)
+      ))
   }
 
   /** The feed's own failure, unless it already says which shard (stream not found, data loss, denied access). */
@@ -158,9 +192,11 @@ object SnapshotJob {
  * The jobs' functions are named classes, not lambdas: Spark's closure cleaner skips them, where for a lambda it
  * reads its enclosing class's bytecode with ASM on every job — once a second on an idle stream.
  */
-private object CollectSnapshots extends (Iterator[(Seq[ShardSnapshot], ExecutorStats)] => Vector[(Seq[ShardSnapshot], ExecutorStats)])
+private object CollectSnapshots
+  extends (Iterator[(Seq[ShardSnapshot], ExecutorStats)] => Vector[(Seq[ShardSnapshot], ExecutorStats)])
   with Serializable {
-  override def apply(it: Iterator[(Seq[ShardSnapshot], ExecutorStats)]): Vector[(Seq[ShardSnapshot], ExecutorStats)] = it.toVector
+  override def apply(it: Iterator[(Seq[ShardSnapshot], ExecutorStats)]): Vector[(Seq[ShardSnapshot], ExecutorStats)] =
+    it.toVector
 }
 
 private object IgnoreRows extends (Iterator[Unit] => Unit) with Serializable {
@@ -174,7 +210,9 @@ private final class SnapshotRDD(sc: SparkContext, spec: SnapshotSpec, groups: Se
   extends RDD[(Seq[ShardSnapshot], ExecutorStats)](sc, Nil) {
 
   override protected def getPartitions: Array[Partition] =
-    groups.zipWithIndex.map { case ((requests, location), i) => new SnapshotPartition(i, requests, location): Partition }.toArray
+    groups.zipWithIndex.map { case ((requests, location), i) =>
+      new SnapshotPartition(i, requests, location): Partition
+    }.toArray
 
   override protected def getPreferredLocations(split: Partition): Seq[String] =
     split.asInstanceOf[SnapshotPartition].location.toSeq
@@ -189,7 +227,8 @@ private final class ReleaseRDD(sc: SparkContext, sourceId: String, locations: Se
   override protected def getPartitions: Array[Partition] =
     locations.zipWithIndex.map { case (l, i) => new ReleasePartition(i, l): Partition }.toArray
 
-  override protected def getPreferredLocations(split: Partition): Seq[String] = Seq(split.asInstanceOf[ReleasePartition].location)
+  override protected def getPreferredLocations(split: Partition): Seq[String] =
+    Seq(split.asInstanceOf[ReleasePartition].location)
 
   override def compute(split: Partition, context: TaskContext): Iterator[Unit] = {
     Prefetcher.release(sourceId)

@@ -105,8 +105,11 @@ object SourceConfig {
   def apply(reader: OptionReader): SourceConfig = {
     val streams = reader.streamNames
     val maxFetchRate = reader.get(MaxFetchRate).map { v =>
-      val rate = try v.toDouble catch { case _: NumberFormatException => reader.fail(MaxFetchRate, v, "a positive number of MB/s, at most 2") }
-      if (!(rate > 0 && rate <= 2)) reader.fail(MaxFetchRate, v, "a positive number of MB/s, at most 2 (the per-shard read quota)")
+      val rate =
+        try v.toDouble
+        catch { case _: NumberFormatException => reader.fail(MaxFetchRate, v, "a positive number of MB/s, at most 2") }
+      if (!(rate > 0 && rate <= 2))
+        reader.fail(MaxFetchRate, v, "a positive number of MB/s, at most 2 (the per-shard read quota)")
       rate
     }
     SourceConfig(
@@ -130,10 +133,15 @@ object SourceConfig {
       streamsGivenByArn = reader.get(StreamName).isEmpty && reader.get(StreamARN).isDefined,
       maxPartitions = reader.int(DatabricksOptions.MaxPartitions, 1, DatabricksOptions.MaxPartitionsLimit),
       endingPosition = reader.get(EndingPosition).map { v =>
-        if (!v.equalsIgnoreCase("latest")) reader.fail(EndingPosition, v, "latest (the tip when the batch read is " +
-          "planned), the only end supported; to stop earlier, filter on approximateArrivalTimestamp or sequenceNumber")
+        if (!v.equalsIgnoreCase("latest")) reader.fail(
+          EndingPosition,
+          v,
+          "latest (the tip when the batch read is " +
+            "planned), the only end supported; to stop earlier, filter on approximateArrivalTimestamp or sequenceNumber"
+        )
         "latest"
-      })
+      }
+    )
   }
 
   /** `endingPosition` is a batch read's; a streaming query given one fails rather than run without an end. */
@@ -144,14 +152,17 @@ object SourceConfig {
 
   /** Registration needs a second at least (a consumer is CREATING for seconds); a stop may choose not to wait. */
   private def consumerTimeouts(reader: OptionReader): (Duration, Duration) = (
-    reader.duration(RegisterConsumerTimeoutInterval, Duration.ofSeconds(1)).getOrElse(FanOutConfig.DefaultConsumerTimeout),
+    reader.duration(RegisterConsumerTimeoutInterval, Duration.ofSeconds(1)).getOrElse(
+      FanOutConfig.DefaultConsumerTimeout),
     reader.duration(DeregisterConsumerTimeoutInterval).getOrElse(FanOutConfig.DefaultConsumerTimeout))
 
   private def fanOut(reader: OptionReader, streams: Seq[String]): Option[FanOutConfig] = {
     // requireConsumerDeregistration=false asks for nothing, in either mode.
-    val efoOnly = Seq(ConsumerName, ConsumerNamePrefix, RegisteredConsumerId, DatabricksOptions.RegisteredConsumerIdType) ++
-      (if (reader.boolean(RequireConsumerDeregistration).contains(true)) Seq(RequireConsumerDeregistration) else Nil)
-    reader.oneOf(ConsumerMode, Seq("polling", "efo")).map(_.toLowerCase(java.util.Locale.ROOT)).getOrElse("polling") match {
+    val efoOnly =
+      Seq(ConsumerName, ConsumerNamePrefix, RegisteredConsumerId, DatabricksOptions.RegisteredConsumerIdType) ++
+        (if (reader.boolean(RequireConsumerDeregistration).contains(true)) Seq(RequireConsumerDeregistration) else Nil)
+    reader.oneOf(ConsumerMode, Seq("polling", "efo")).map(_.toLowerCase(java.util.Locale.ROOT)).getOrElse(
+      "polling") match {
       case "polling" =>
         // Checked, not refused: a job's timeouts for consumers it does not register are harmless.
         consumerTimeouts(reader)
@@ -166,26 +177,38 @@ object SourceConfig {
           v
         }
         val ids = reader.get(RegisteredConsumerId).toSeq.flatMap(_.split(",").map(_.trim).filter(_.nonEmpty))
-        val byName = reader.oneOf(DatabricksOptions.RegisteredConsumerIdType, DatabricksOptions.RegisteredConsumerIdTypes)
-          .exists(_.equalsIgnoreCase("name"))
-        val registeredName = if (!byName) None else {
-          val v = reader.required(RegisteredConsumerId, "the name of a registered consumer (registeredConsumerIdType=name)")
-          if (ids.size != 1 || FanOutConsumers.isConsumerArn(ids.head)) reader.fail(RegisteredConsumerId, v,
+        val byName =
+          reader.oneOf(DatabricksOptions.RegisteredConsumerIdType, DatabricksOptions.RegisteredConsumerIdTypes)
+            .exists(_.equalsIgnoreCase("name"))
+        val registeredName = if (!byName) None
+        else {
+          val v =
+            reader.required(RegisteredConsumerId, "the name of a registered consumer (registeredConsumerIdType=name)")
+          if (ids.size != 1 || FanOutConsumers.isConsumerArn(ids.head)) reader.fail(
+            RegisteredConsumerId,
+            v,
             "one consumer name, looked up on every stream read (with registeredConsumerIdType=name; ARNs need " +
-            "registeredConsumerIdType=arn)")
-          reader.get(ConsumerName).foreach(_ => throw new KinesisOptionException("Options 'consumerName' and " +
-            "'registeredConsumerId' both name the consumer: keep one (consumerName registers it when missing, " +
-            "registeredConsumerId needs it registered)."))
+              "registeredConsumerIdType=arn)"
+          )
+          reader.get(ConsumerName).foreach(_ =>
+            throw new KinesisOptionException("Options 'consumerName' and " +
+              "'registeredConsumerId' both name the consumer: keep one (consumerName registers it when missing, " +
+              "registeredConsumerId needs it registered)."))
           Some(name(RegisteredConsumerId, ids.head))
         }
         val registered = if (byName) Nil else ids
-        registered.find(!FanOutConsumers.isConsumerArn(_)).foreach(v => reader.fail(RegisteredConsumerId, v,
-          "consumer ARNs (arn:aws:kinesis:<region>:<account>:stream/<stream>/consumer/<name>:<created>), one per " +
-          "stream, or set registeredConsumerIdType=name to give a consumer's name"))
+        registered.find(!FanOutConsumers.isConsumerArn(_)).foreach(v =>
+          reader.fail(
+            RegisteredConsumerId,
+            v,
+            "consumer ARNs (arn:aws:kinesis:<region>:<account>:stream/<stream>/consumer/<name>:<created>), one per " +
+              "stream, or set registeredConsumerIdType=name to give a consumer's name"
+          ))
         if (registered.map(FanOutConsumers.streamOf).distinct.size != registered.size)
           reader.fail(RegisteredConsumerId, registered.mkString(","), "at most one consumer ARN per stream")
         val prefix = reader.get(ConsumerNamePrefix).map(name(ConsumerNamePrefix, _)).getOrElse("spark-kinesis_")
-        if (prefix.length > 90) reader.fail(ConsumerNamePrefix, prefix, "at most 90 characters (the query id follows it)")
+        if (prefix.length > 90)
+          reader.fail(ConsumerNamePrefix, prefix, "at most 90 characters (the query id follows it)")
         Some(FanOutConfig(
           consumerName = reader.get(ConsumerName).map(name(ConsumerName, _)),
           consumerNamePrefix = prefix,
@@ -193,7 +216,8 @@ object SourceConfig {
           deregisterOnStop = reader.boolean(RequireConsumerDeregistration).getOrElse(false),
           registeredConsumerName = registeredName,
           registerTimeout = consumerTimeouts(reader)._1,
-          deregisterTimeout = consumerTimeouts(reader)._2))
+          deregisterTimeout = consumerTimeouts(reader)._2
+        ))
     }
   }
 
@@ -216,17 +240,21 @@ object SourceConfig {
 
   private def parseTimestamp(reader: OptionReader, ts: String): Long =
     if (ts.matches("\\d+")) ts.toLong
-    else try Instant.parse(ts).toEpochMilli catch {
-      case _: DateTimeParseException =>
-        reader.fail(InitialTimestamp, ts, "an ISO-8601 instant such as 2025-01-31T12:00:00Z, or epoch milliseconds")
-    }
+    else
+      try Instant.parse(ts).toEpochMilli
+      catch {
+        case _: DateTimeParseException =>
+          reader.fail(InitialTimestamp, ts, "an ISO-8601 instant such as 2025-01-31T12:00:00Z, or epoch milliseconds")
+      }
 
   /**
    * Databricks' `{"at_timestamp": ..., "format": ...}`, told from a per-stream map by its value: a stream's entry is
    * an object, a time is not.
    */
   private def json(reader: OptionReader, raw: String, streams: Seq[String]): InitialPosition = {
-    val root = try new ObjectMapper().readTree(raw) catch { case NonFatal(_) => reader.fail(KinesisOptions.InitialPosition, raw, accepted) }
+    val root =
+      try new ObjectMapper().readTree(raw)
+      catch { case NonFatal(_) => reader.fail(KinesisOptions.InitialPosition, raw, accepted) }
     if (!root.isObject) reader.fail(KinesisOptions.InitialPosition, raw, accepted)
     val at = root.get("at_timestamp")
     if (at != null && at.isValueNode) InitialPosition.AtTimestamp(DatabricksTimestamp.parse(reader, raw, root))
@@ -234,11 +262,19 @@ object SourceConfig {
   }
 
   /** `{"shardId": pos}` for a single stream, or `{"stream": {"shardId": pos}}`. */
-  private def perShard(reader: OptionReader, raw: String, root: JsonNode, streams: Seq[String]): Map[ShardKey, ShardPosition] = {
+  private def perShard(
+      reader: OptionReader,
+      raw: String,
+      root: JsonNode,
+      streams: Seq[String]): Map[ShardKey, ShardPosition] = {
     val byStream: Seq[(String, JsonNode)] =
-      if (root.fieldNames().asScala.forall(streams.contains)) root.properties().asScala.map(e => e.getKey -> e.getValue).toSeq
+      if (root.fieldNames().asScala.forall(streams.contains))
+        root.properties().asScala.map(e => e.getKey -> e.getValue).toSeq
       else if (streams.size == 1) Seq(streams.head -> root)
-      else reader.fail(KinesisOptions.InitialPosition, raw, s"per-stream maps keyed by the stream names ${streams.mkString(", ")}")
+      else reader.fail(
+        KinesisOptions.InitialPosition,
+        raw,
+        s"per-stream maps keyed by the stream names ${streams.mkString(", ")}")
     for {
       (stream, shards) <- byStream.toMap
       entry <- shards.properties().asScala
@@ -253,12 +289,17 @@ object SourceConfig {
     } else if (node.has("after_sequence_number")) {
       ShardPosition.After(seqText(reader, raw, node.get("after_sequence_number")), sub.getOrElse(Long.MaxValue))
     } else if (node.isTextual && node.asText().equalsIgnoreCase("trim_horizon")) ShardPosition.TrimHorizon
-    else reader.fail(KinesisOptions.InitialPosition, raw, """shard positions {"at_sequence_number":"<seq>"} or {"after_sequence_number":"<seq>"}, each with an optional "sub"""")
+    else reader.fail(
+      KinesisOptions.InitialPosition,
+      raw,
+      """shard positions {"at_sequence_number":"<seq>"} or {"after_sequence_number":"<seq>"}, each with an optional "sub""""
+    )
   }
 
   private def seqText(reader: OptionReader, raw: String, node: JsonNode): String = {
     val s = node.asText()
-    if (!s.matches("\\d{1,128}")) reader.fail(KinesisOptions.InitialPosition, raw, "sequence numbers as strings of digits")
+    if (!s.matches("\\d{1,128}"))
+      reader.fail(KinesisOptions.InitialPosition, raw, "sequence numbers as strings of digits")
     s
   }
 }

@@ -40,7 +40,9 @@ final class SourceProgress(mode: String, numStreams: Int) {
     val newCalls = perExecutor.map { case (loc, s) => s.calls - callsSeen.getOrElse(loc, CallCounts(0, 0, 0, 0)) }
       .foldLeft(CallCounts(0, 0, 0, 0))(_ + _)
     val newReReads = perExecutor.map { case (loc, s) => s.reReads - reReadsSeen.getOrElse(loc, 0L) }.sum
-    misplaced += perExecutor.map { case (loc, s) => math.max(0L, s.misplacedAggregates - misplacedSeen.getOrElse(loc, 0L)) }.sum
+    misplaced += perExecutor.map { case (loc, s) =>
+      math.max(0L, s.misplacedAggregates - misplacedSeen.getOrElse(loc, 0L))
+    }.sum
     val newFanOut = perExecutor.map { case (loc, s) => s.fanOut - fanOutSeen.getOrElse(loc, FanOutCounts.zero) }
       .foldLeft(FanOutCounts.zero)(_ + _)
     calls = if (plannedBatch) newCalls else calls + newCalls
@@ -49,7 +51,8 @@ final class SourceProgress(mode: String, numStreams: Int) {
     plannedBatch = latest.exists(_.advanced)
     heldBytes = perExecutor.values.map(_.heldBytes).sum
     bufferLimit = if (perExecutor.isEmpty) 0L else perExecutor.values.map(_.bufferLimit).min
-    perExecutor.foreach { case (loc, s) => callsSeen(loc) = s.calls; reReadsSeen(loc) = s.reReads; fanOutSeen(loc) = s.fanOut
+    perExecutor.foreach { case (loc, s) =>
+      callsSeen(loc) = s.calls; reReadsSeen(loc) = s.reReads; fanOutSeen(loc) = s.fanOut
       misplacedSeen(loc) = s.misplacedAggregates
     }
   }
@@ -89,10 +92,11 @@ final class SourceProgress(mode: String, numStreams: Int) {
       "fanOutEvents" -> fanOut.events,
       "eventStreamErrors" -> fanOut.streamErrors
     ).map { case (k, v) => k -> v.toString } + ("mode" -> mode) ++
-      (if (behind.isEmpty) Map.empty[String, String] else Map(
-        "avgMsBehindLatest" -> (behind.sum / behind.size).toString,
-        "maxMsBehindLatest" -> behind.max.toString,
-        "minMsBehindLatest" -> behind.min.toString))
+      (if (behind.isEmpty) Map.empty[String, String]
+       else Map(
+         "avgMsBehindLatest" -> (behind.sum / behind.size).toString,
+         "maxMsBehindLatest" -> behind.max.toString,
+         "minMsBehindLatest" -> behind.min.toString))
   }
 }
 

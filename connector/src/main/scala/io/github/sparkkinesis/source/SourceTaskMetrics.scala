@@ -29,7 +29,9 @@ object SourceTaskMetrics {
     Array(new KinesisRecordsReadMetric, new KinesisBytesReadMetric, new KinesisRangesReReadMetric)
 
   def values(records: Long, bytes: Long, reRead: Long): Array[CustomTaskMetric] = Array(
-    task(RecordsRead, records), task(BytesRead, bytes), task(RangesReRead, reRead))
+    task(RecordsRead, records),
+    task(BytesRead, bytes),
+    task(RangesReRead, reRead))
 
   private def task(metric: String, v: Long): CustomTaskMetric = new CustomTaskMetric {
     override def name(): String = metric

@@ -16,7 +16,7 @@ object FunctionArguments {
     val named = arguments.zipWithIndex.map {
       case (NamedArgumentExpression(key, value), _) => key -> value
       case (_, i) => throw new KinesisOptionException(s"$function takes named parameters only (the options of " +
-        s"""format("kinesis")), e.g. $function(streamName => 'my-stream', region => 'eu-west-1'); argument ${i + 1} has no name.""")
+          s"""format("kinesis")), e.g. $function(streamName => 'my-stream', region => 'eu-west-1'); argument ${i + 1} has no name.""")
     }
     named.groupBy(_._1.toLowerCase(Locale.ROOT)).values.find(_.size > 1).foreach { twice =>
       throw new KinesisOptionException(
@@ -28,8 +28,9 @@ object FunctionArguments {
   /** Timestamps become epoch millis, which `initialTimestamp` accepts; other atomic values their usual text. */
   private def text(function: String, key: String, value: Expression): String = {
     if (!value.foldable) {
-      throw new KinesisOptionException(s"Parameter '$key' of $function must be a constant (a literal or an expression " +
-        "of literals), not a column or a subquery.")
+      throw new KinesisOptionException(
+        s"Parameter '$key' of $function must be a constant (a literal or an expression " +
+          "of literals), not a column or a subquery.")
     }
     val v = value.eval()
     if (v == null) {
@@ -38,9 +39,9 @@ object FunctionArguments {
     value.dataType match {
       case TimestampType => Math.floorDiv(v.asInstanceOf[Long], 1000L).toString
       case _: StringType | BooleanType | ByteType | ShortType | IntegerType | LongType | _: DecimalType | FloatType |
-           DoubleType => v.toString
+          DoubleType => v.toString
       case other => throw new KinesisOptionException(
-        s"Parameter '$key' of $function has type ${other.sql}: expected a string, a number, a boolean or a timestamp.")
+          s"Parameter '$key' of $function has type ${other.sql}: expected a string, a number, a boolean or a timestamp.")
     }
   }
 

@@ -20,8 +20,18 @@ sealed abstract class KinesisFunction(val name: String, usage: String, examples:
 
   def identifier: FunctionIdentifier = FunctionIdentifier(name)
 
-  def info: ExpressionInfo = new ExpressionInfo(classOf[KinesisFunction].getName, null, name, usage,
-    "", s"\n    Examples:\n$examples\n", "", "", "", "", "")
+  def info: ExpressionInfo = new ExpressionInfo(
+    classOf[KinesisFunction].getName,
+    null,
+    name,
+    usage,
+    "",
+    s"\n    Examples:\n$examples\n",
+    "",
+    "",
+    "",
+    "",
+    "")
 
   /** Spark cannot tell a builder whether the call stands under STREAM: [[ResolveKinesisFunctions]] decides later. */
   def build(arguments: Seq[Expression]): LogicalPlan = {
@@ -33,22 +43,26 @@ sealed abstract class KinesisFunction(val name: String, usage: String, examples:
 }
 
 object KinesisFunctions {
-  object ReadKinesis extends KinesisFunction("read_kinesis",
-    "_FUNC_(streamName => name[, option => value ...]) - The records of Kinesis streams, as format(\"kinesis\") " +
-      "reads them: the named parameters are its options. A batch read in FROM _FUNC_(...), a streaming read in " +
-      "FROM STREAM _FUNC_(...).",
-    "      > SELECT partitionKey, CAST(data AS STRING) FROM _FUNC_(streamName => 'orders', initialPosition => 'trim_horizon');\n" +
-      "      > SELECT * FROM STREAM _FUNC_(streamName => 'orders', region => 'eu-west-1');") {
+  object ReadKinesis extends KinesisFunction(
+      "read_kinesis",
+      "_FUNC_(streamName => name[, option => value ...]) - The records of Kinesis streams, as format(\"kinesis\") " +
+        "reads them: the named parameters are its options. A batch read in FROM _FUNC_(...), a streaming read in " +
+        "FROM STREAM _FUNC_(...).",
+      "      > SELECT partitionKey, CAST(data AS STRING) FROM _FUNC_(streamName => 'orders', initialPosition => 'trim_horizon');\n" +
+        "      > SELECT * FROM STREAM _FUNC_(streamName => 'orders', region => 'eu-west-1');"
+    ) {
     override def format: String = KinesisProvider.ShortName
     override def streams: Boolean = true
     override protected def validate(reader: OptionReader): Unit = SourceConfig(reader)
   }
 
-  object KinesisShards extends KinesisFunction("kinesis_shards",
-    "_FUNC_(streamName => name[, option => value ...]) - One row per shard of Kinesis streams, open and closed: " +
-      "id, parents, hash key range, sequence number range, isOpen. Listed (ListShards) when the query runs; " +
-      "the parameters are the streams and the connection options of format(\"kinesis\").",
-    "      > SELECT shardId, parentShardId, isOpen FROM _FUNC_(streamName => 'orders');") {
+  object KinesisShards extends KinesisFunction(
+      "kinesis_shards",
+      "_FUNC_(streamName => name[, option => value ...]) - One row per shard of Kinesis streams, open and closed: " +
+        "id, parents, hash key range, sequence number range, isOpen. Listed (ListShards) when the query runs; " +
+        "the parameters are the streams and the connection options of format(\"kinesis\").",
+      "      > SELECT shardId, parentShardId, isOpen FROM _FUNC_(streamName => 'orders');"
+    ) {
     override def format: String = classOf[KinesisShardsProvider].getName
     override def streams: Boolean = false
     override protected def validate(reader: OptionReader): Unit = ShardListingRequest(reader)

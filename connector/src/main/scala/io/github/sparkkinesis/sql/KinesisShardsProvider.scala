@@ -42,11 +42,12 @@ private final class KinesisShardsScan(request: ShardListingRequest) extends Scan
 private final case class ShardListingPartition(request: ShardListingRequest) extends InputPartition
 
 private object ShardListingReaderFactory extends PartitionReaderFactory {
-  override def createReader(partition: InputPartition): PartitionReader[InternalRow] = new PartitionReader[InternalRow] {
-    private val rows = ShardRows.list(partition.asInstanceOf[ShardListingPartition].request).iterator
-    private var current: InternalRow = _
-    override def next(): Boolean = rows.hasNext && { current = rows.next(); true }
-    override def get(): InternalRow = current
-    override def close(): Unit = ()
-  }
+  override def createReader(partition: InputPartition): PartitionReader[InternalRow] =
+    new PartitionReader[InternalRow] {
+      private val rows = ShardRows.list(partition.asInstanceOf[ShardListingPartition].request).iterator
+      private var current: InternalRow = _
+      override def next(): Boolean = rows.hasNext && { current = rows.next(); true }
+      override def get(): InternalRow = current
+      override def close(): Unit = ()
+    }
 }

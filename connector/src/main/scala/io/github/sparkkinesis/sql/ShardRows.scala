@@ -21,13 +21,17 @@ object ShardRows {
     StructField("endingHashKey", StringType, nullable = false),
     StructField("startingSequenceNumber", StringType, nullable = false),
     StructField("endingSequenceNumber", StringType),
-    StructField("isOpen", BooleanType, nullable = false)))
+    StructField("isOpen", BooleanType, nullable = false)
+  ))
 
   def list(request: ShardListingRequest): Seq[InternalRow] = {
     val client = KinesisClientFactory.sync(request.connection)
     request.streams.flatMap { stream =>
-      val shards = try ShardListing.all(client, stream, request.streamArns.get(stream))
-        catch { case e: ResourceNotFoundException => throw ShardDiscovery.streamNotFound(stream, request.connection, e) }
+      val shards =
+        try ShardListing.all(client, stream, request.streamArns.get(stream))
+        catch {
+          case e: ResourceNotFoundException => throw ShardDiscovery.streamNotFound(stream, request.connection, e)
+        }
       shards.map(row(stream, _))
     }
   }
@@ -36,9 +40,14 @@ object ShardRows {
     val hashes = Option(shard.hashKeyRange())
     val sequences = Option(shard.sequenceNumberRange())
     InternalRow(Seq(
-      stream, shard.shardId(), shard.parentShardId(), shard.adjacentParentShardId(),
-      hashes.map(_.startingHashKey()).orNull, hashes.map(_.endingHashKey()).orNull,
-      sequences.map(_.startingSequenceNumber()).orNull, sequences.map(_.endingSequenceNumber()).orNull
+      stream,
+      shard.shardId(),
+      shard.parentShardId(),
+      shard.adjacentParentShardId(),
+      hashes.map(_.startingHashKey()).orNull,
+      hashes.map(_.endingHashKey()).orNull,
+      sequences.map(_.startingSequenceNumber()).orNull,
+      sequences.map(_.endingSequenceNumber()).orNull
     ).map(UTF8String.fromString) :+ ShardListing.isOpen(shard): _*)
   }
 }

@@ -43,14 +43,17 @@ object DriverChannel extends Logging {
    * when it cannot be reached. Finding the endpoint asks the driver, so call this from a task, not a hot path.
    */
   def connect(name: String): Option[Any => Unit] = link(name).map(ref =>
-    (message: Any) => try ref.send(message) catch { case NonFatal(e) => logDebug(s"Signal to $name lost", e) })
+    (message: Any) =>
+      try ref.send(message)
+      catch { case NonFatal(e) => logDebug(s"Signal to $name lost", e) })
 
   /**
    * On an executor: the driver endpoint `name`'s answer to `message` (waiting up to 10 s), or None when it cannot
    * be reached or does not answer.
    */
   def ask(name: String, message: Any): Option[Any] = link(name).flatMap { ref =>
-    try Option(ref.askSync[Any](message, AskTimeout)) catch {
+    try Option(ref.askSync[Any](message, AskTimeout))
+    catch {
       case NonFatal(e) => logInfo(s"The driver endpoint $name did not answer (${e.getMessage})"); None
     }
   }
@@ -59,7 +62,8 @@ object DriverChannel extends Logging {
     try {
       Some(RpcUtils.makeDriverRef(name, env.conf, env.rpcEnv))
     } catch {
-      case NonFatal(e) => logInfo(s"The driver endpoint $name cannot be reached from this executor (${e.getMessage})")
+      case NonFatal(e) =>
+        logInfo(s"The driver endpoint $name cannot be reached from this executor (${e.getMessage})")
         None
     }
   }

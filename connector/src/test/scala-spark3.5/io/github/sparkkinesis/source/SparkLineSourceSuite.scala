@@ -7,13 +7,18 @@ import org.scalatest.funsuite.AnyFunSuite
 /** Spark 3.5's side of what the two Spark lines do differently: Spark 4-only features are refused, never ignored. */
 class SparkLineSourceSuite extends AnyFunSuite {
   test("maxBytesPerTrigger (a byte limit, Spark 4.0+) is refused when the options are read, saying what to use") {
-    val e = intercept[KinesisOptionException](SourceConfig(OptionReader(Map("streamName" -> "s", "maxBytesPerTrigger" -> "1m"))))
-    assert(e.getMessage.startsWith("Option 'maxBytesPerTrigger' (value '1048576') needs Spark 4.0 or later"), e.getMessage)
+    val e =
+      intercept[KinesisOptionException](SourceConfig(OptionReader(Map("streamName" -> "s", "maxBytesPerTrigger" -> "1m"))))
+    assert(
+      e.getMessage.startsWith("Option 'maxBytesPerTrigger' (value '1048576') needs Spark 4.0 or later"),
+      e.getMessage)
     assert(e.getMessage.contains("use maxRecordsPerTrigger"), e.getMessage)
   }
 
   test("record limits work as on Spark 4") {
-    assert(SourceConfig(OptionReader(Map("streamName" -> "s", "maxRecordsPerTrigger" -> "10"))).maxRecordsPerTrigger.contains(10L))
+    assert(
+      SourceConfig(OptionReader(Map("streamName" -> "s", "maxRecordsPerTrigger" -> "10"))).maxRecordsPerTrigger.contains(
+        10L))
     assert(FetchPlanner.budgets(ReadLimit.maxRows(10), 2) == (5L, Long.MaxValue))
   }
 

@@ -8,7 +8,9 @@ import org.scalatest.funsuite.AnyFunSuite
 class SparkLineSourceSuite extends AnyFunSuite {
   test("byte limits are shared evenly between the shards being read, alone or with a record limit") {
     assert(FetchPlanner.budgets(ReadLimit.maxBytes(1000), 2) == (Long.MaxValue, 500L))
-    assert(FetchPlanner.budgets(ReadLimit.compositeLimit(Array(ReadLimit.maxRows(10), ReadLimit.maxBytes(64))), 2) == (5L, 32L))
+    assert(FetchPlanner.budgets(ReadLimit.compositeLimit(Array(ReadLimit.maxRows(10), ReadLimit.maxBytes(64))), 2) == (
+      5L,
+      32L))
   }
 
   test("maxBytesPerTrigger becomes the stream's default byte limit") {

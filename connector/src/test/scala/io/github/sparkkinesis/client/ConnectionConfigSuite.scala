@@ -17,7 +17,9 @@ class ConnectionConfigSuite extends AnyFunSuite {
         externalId = Some("external-secret"),
         sessionName = "spark-kinesis",
         stsEndpoint = None,
-        base = CredentialsConfig.Static(accessKey, secret, Some(token))))
+        base = CredentialsConfig.Static(accessKey, secret, Some(token))
+      )
+    )
     val printed = config.toString
     for (hidden <- Seq(secret, token, accessKey, "external-secret")) assert(!printed.contains(hidden), printed)
     assert(printed.contains("***MPLE"), "the access key's last four characters tell keys apart")

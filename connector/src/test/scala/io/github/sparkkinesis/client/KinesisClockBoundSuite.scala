@@ -21,7 +21,8 @@ class KinesisClockBoundSuite extends AnyFunSuite {
     assert(clock.kinesisMillisAtLeast(noon).contains(noon + 4300))
     assert(clock.kinesisMillisAtMost(noon).contains(noon + 5399))
     clock.observe(answer("Fri, 27 Nov 2026 12:00:05 GMT"), noon + 100, noon + 900) // weaker bounds change nothing
-    assert(clock.kinesisMillisAtLeast(noon).contains(noon + 4300) && clock.kinesisMillisAtMost(noon).contains(noon + 5399))
+    assert(
+      clock.kinesisMillisAtLeast(noon).contains(noon + 4300) && clock.kinesisMillisAtMost(noon).contains(noon + 5399))
     clock.observe(answer("Fri, 27 Nov 2026 12:00:06 GMT"), noon + 1000, noon + 1050) // just past its second: tighter
     assert(clock.kinesisMillisAtLeast(noon + 10).contains(noon + 10 + 4950))
     assert(clock.kinesisMillisAtMost(noon + 10).contains(noon + 10 + 5399))
@@ -35,6 +36,7 @@ class KinesisClockBoundSuite extends AnyFunSuite {
     clock.observe(answer("yesterday"), noon, noon)
     assert(clock.kinesisMillisAtLeast(noon).isEmpty && clock.kinesisMillisAtMost(noon).isEmpty)
     clock.observe(answer("Fri, 27 Nov 2026 11:59:55 GMT"), noon + 100, noon + 200)
-    assert(clock.kinesisMillisAtLeast(noon).contains(noon - 5200) && clock.kinesisMillisAtMost(noon).contains(noon - 4101))
+    assert(
+      clock.kinesisMillisAtLeast(noon).contains(noon - 5200) && clock.kinesisMillisAtMost(noon).contains(noon - 4101))
   }
 }

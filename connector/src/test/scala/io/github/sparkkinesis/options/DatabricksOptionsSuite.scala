@@ -55,7 +55,8 @@ class DatabricksOptionsSuite extends AnyFunSuite {
     ("deregisterConsumerTimeoutInterval", "300s", Efo),
     ("awsUseInstanceProfile", "true", Nil),
     ("avoidEmptyBatches", "false", Nil),
-    ("reuseKinesisClient", "true", Nil))
+    ("reuseKinesisClient", "true", Nil)
+  )
 
   private def source(kv: (String, String)*) = SourceConfig(OptionReader((("streamName" -> "s") +: kv).toMap))
   private def error(kv: (String, String)*): String = intercept[KinesisOptionException](source(kv: _*)).getMessage
@@ -86,7 +87,8 @@ class DatabricksOptionsSuite extends AnyFunSuite {
 
   test("Databricks keys are never reported as typos of ours, and their own typos are") {
     // maxShardsPerDescribe is 2 edits from no key of ours, consumerRefreshInterval neither: read, not guessed at.
-    assert(OptionReader(Map("MAXSHARDSPERDESCRIBE" -> "100", "consumerRefreshInterval" -> "20s")).get(MaxShardsPerDescribe).contains("100"))
+    assert(OptionReader(Map("MAXSHARDSPERDESCRIBE" -> "100", "consumerRefreshInterval" -> "20s")).get(
+      MaxShardsPerDescribe).contains("100"))
     assert(intercept[KinesisOptionException](OptionReader(Map("serviceCredentials" -> "c"))).getMessage ==
       "Unknown option 'serviceCredentials': did you mean 'serviceCredential'? Options are matched case-insensitively.")
     assert(intercept[KinesisOptionException](OptionReader(Map("maxPartition" -> "4"))).getMessage
@@ -103,15 +105,19 @@ class DatabricksOptionsSuite extends AnyFunSuite {
     assert(source("awsProfile" -> "dev", "awsUseInstanceProfile" -> "FALSE").connection.credentials ==
       CredentialsConfig.Profile("dev"))
     val msg = error("awsUseInstanceProfile" -> "false")
-    assert(msg.startsWith("Option 'awsUseInstanceProfile' is false but no credentials are given: set 'awsAccessKey' " +
-      "and 'awsSecretKey', or 'awsProfile'"), msg)
+    assert(
+      msg.startsWith("Option 'awsUseInstanceProfile' is false but no credentials are given: set 'awsAccessKey' " +
+        "and 'awsSecretKey', or 'awsProfile'"),
+      msg)
     assert(error("awsUseInstanceProfile" -> "yes").contains("'awsUseInstanceProfile': expected true or false"))
-    assert(error("avoidEmptyBatches" -> "maybe") == "Invalid value 'maybe' for option 'avoidEmptyBatches': expected true or false.")
+    assert(error(
+      "avoidEmptyBatches" -> "maybe") == "Invalid value 'maybe' for option 'avoidEmptyBatches': expected true or false.")
     assert(error("reuseKinesisClient" -> "1").contains("expected true or false"))
   }
 
   test("options accepted without effect still check their values") {
-    assert(error("coalesceBinSize" -> "big").startsWith("Invalid value 'big' for option 'coalesceBinSize': expected a size"))
+    assert(
+      error("coalesceBinSize" -> "big").startsWith("Invalid value 'big' for option 'coalesceBinSize': expected a size"))
     assert(error("coalesceThresholdBlockSize" -> "0").contains("'coalesceThresholdBlockSize': expected a size"))
     assert(error("maxShardsPerDescribe" -> "0") == "Invalid value '0' for option 'maxShardsPerDescribe': expected an integer in 1..10000.")
     assert(error("consumerRefreshInterval" -> "soon").contains("'consumerRefreshInterval': expected a duration"))
@@ -125,14 +131,17 @@ class DatabricksOptionsSuite extends AnyFunSuite {
     assert(source("shardsPerTask" -> "2").shardsPerTaskFor(10, 64) == 2)
     assert(error("maxPartitions" -> "4", "shardsPerTask" -> "2") == "Options 'shardsPerTask' and 'maxPartitions' " +
       "both size the read tasks (Databricks does not take them together either): keep one.")
-    assert(error("maxPartitions" -> "0") == "Invalid value '0' for option 'maxPartitions': expected an integer in 1..100000.")
+    assert(
+      error("maxPartitions" -> "0") == "Invalid value '0' for option 'maxPartitions': expected an integer in 1..100000.")
     assert(error("maxPartitions" -> "many").contains("'maxPartitions': expected an integer"))
   }
 
   test("registeredConsumerIdType=name looks a consumer up by name; arn (the default) takes ARNs") {
-    val byName = source((Efo ++ Seq("registeredConsumerIdType" -> "name", "registeredConsumerId" -> "shared")): _*).fanOut.get
+    val byName =
+      source((Efo ++ Seq("registeredConsumerIdType" -> "name", "registeredConsumerId" -> "shared")): _*).fanOut.get
     assert(byName.registeredConsumerName.contains("shared") && byName.registeredConsumers.isEmpty)
-    val byArn = source((Efo ++ Seq("registeredConsumerIdType" -> "arn", "registeredConsumerId" -> ConsumerArn)): _*).fanOut.get
+    val byArn =
+      source((Efo ++ Seq("registeredConsumerIdType" -> "arn", "registeredConsumerId" -> ConsumerArn)): _*).fanOut.get
     assert(byArn.registeredConsumers == Seq(ConsumerArn) && byArn.registeredConsumerName.isEmpty)
     assert(error((Efo :+ ("registeredConsumerId" -> "shared")): _*)
       .contains("or set registeredConsumerIdType=name to give a consumer's name"))
@@ -140,7 +149,8 @@ class DatabricksOptionsSuite extends AnyFunSuite {
       .contains("ARNs need registeredConsumerIdType=arn"))
     assert(error((Efo ++ Seq("registeredConsumerIdType" -> "name", "registeredConsumerId" -> "a,b")): _*)
       .startsWith("Invalid value 'a,b' for option 'registeredConsumerId': expected one consumer name"))
-    assert(error((Efo ++ Seq("registeredConsumerIdType" -> "name")): _*).startsWith("Option 'registeredConsumerId' is required"))
+    assert(error((Efo ++ Seq("registeredConsumerIdType" -> "name")): _*).startsWith(
+      "Option 'registeredConsumerId' is required"))
     assert(error((Efo ++ Seq("registeredConsumerIdType" -> "name", "registeredConsumerId" -> "x", "consumerName" -> "y")): _*)
       .startsWith("Options 'consumerName' and 'registeredConsumerId' both name the consumer"))
     assert(error("registeredConsumerIdType" -> "name", "registeredConsumerId" -> "x")
@@ -154,8 +164,10 @@ class DatabricksOptionsSuite extends AnyFunSuite {
 
   test("initialPosition takes Databricks' JSON at_timestamp form, with or without a format") {
     // Zone names under "ZZZ", as Databricks' docs write them.
-    assert(at("""{"at_timestamp": "06/25/2020 10:23:45 PDT", "format": "MM/dd/yyyy HH:mm:ss ZZZ"}""") == millis("2020-06-25T17:23:45Z"))
-    assert(at("""{"at_timestamp": "2024-03-01 08:00:00 +0100", "format": "yyyy-MM-dd HH:mm:ss Z"}""") == millis("2024-03-01T07:00:00Z"))
+    assert(at("""{"at_timestamp": "06/25/2020 10:23:45 PDT", "format": "MM/dd/yyyy HH:mm:ss ZZZ"}""") == millis(
+      "2020-06-25T17:23:45Z"))
+    assert(at("""{"at_timestamp": "2024-03-01 08:00:00 +0100", "format": "yyyy-MM-dd HH:mm:ss Z"}""") == millis(
+      "2024-03-01T07:00:00Z"))
     assert(at("""{"at_timestamp": "2024-03-01 08:00", "format": "yyyy-MM-dd HH:mm"}""") == millis("2024-03-01T08:00:00Z"))
     assert(at("""{"at_timestamp": "2025-01-31T12:00:00Z"}""") == millis("2025-01-31T12:00:00Z"))
     assert(at("""{"at_timestamp": "2025-01-31T13:00:00+01:00"}""") == millis("2025-01-31T12:00:00Z"))
@@ -168,11 +180,15 @@ class DatabricksOptionsSuite extends AnyFunSuite {
     val bad = """{"at_timestamp": "2020-06-25", "format": "MM/dd/yyyy"}"""
     assert(error("initialPosition" -> bad) == s"Invalid value '$bad' for option 'initialPosition': expected an " +
       """"at_timestamp" that the "format" pattern 'MM/dd/yyyy' (java.time.format.DateTimeFormatter) parses.""")
-    assert(error("initialPosition" -> """{"at_timestamp": "soon"}""").contains("""an "at_timestamp" in epoch milliseconds"""))
+    assert(
+      error("initialPosition" -> """{"at_timestamp": "soon"}""").contains("""an "at_timestamp" in epoch milliseconds"""))
     assert(error("initialPosition" -> """{"at_timestamp": "1", "zone": "UTC"}""").contains("(not zone)"))
     // A stream may be called at_timestamp: its entry is an object, so the map is per-shard positions.
-    assert(SourceConfig(OptionReader(Map("streamName" -> "at_timestamp,b", "initialPosition" ->
-      """{"at_timestamp":{"shardId-0":{"after_sequence_number":"5"}}}"""))).initialPosition.isInstanceOf[InitialPosition.PerShard])
+    assert(SourceConfig(OptionReader(Map(
+      "streamName" -> "at_timestamp,b",
+      "initialPosition" ->
+        """{"at_timestamp":{"shardId-0":{"after_sequence_number":"5"}}}"""))).initialPosition.isInstanceOf[
+      InitialPosition.PerShard])
   }
 
   test("endingPosition: latest, or a refusal naming what is accepted; never on a streaming query") {
@@ -183,7 +199,8 @@ class DatabricksOptionsSuite extends AnyFunSuite {
       assert(error("endingPosition" -> v).startsWith(s"Invalid value '$v' for option 'endingPosition': expected latest " +
         "(the tip when the batch read is planned), the only end supported"))
     }
-    val msg = intercept[KinesisOptionException](SourceConfig.refuseEndingPositionForStreaming(source("endingPosition" -> "latest"))).getMessage
+    val msg = intercept[KinesisOptionException](
+      SourceConfig.refuseEndingPositionForStreaming(source("endingPosition" -> "latest"))).getMessage
     assert(msg.startsWith("Option 'endingPosition' (value 'latest') applies to batch reads (spark.read) only"), msg)
   }
 }

@@ -52,7 +52,11 @@ class ForeignOptionsSuite extends AnyFunSuite {
     ("kinesis.stsEndpointUrl", "https://sts.us-east-2.amazonaws.com", Some("sts"), Seq("kinesis.stsRoleArn" -> Role)),
     ("kinesis.awsAccessKeyId", "AKIAEXAMPLE", None, Seq("kinesis.awsSecretKey" -> "secret")),
     ("kinesis.awsSecretKey", "secret", None, Seq("kinesis.awsAccessKeyId" -> "AKIAEXAMPLE")),
-    ("kinesis.sessionToken", "token", None, Seq("kinesis.awsAccessKeyId" -> "AKIAEXAMPLE", "kinesis.awsSecretKey" -> "secret")),
+    (
+      "kinesis.sessionToken",
+      "token",
+      None,
+      Seq("kinesis.awsAccessKeyId" -> "AKIAEXAMPLE", "kinesis.awsSecretKey" -> "secret")),
     ("kinesis.credentialProviderClass", "com.example.Provider", None, Nil),
     ("kinesis.credentialProviderParam", "p4r4m", None, Nil),
     ("kinesis.subscribeToShard.timeoutSec", "60", Some("-1"), Nil),
@@ -67,7 +71,8 @@ class ForeignOptionsSuite extends AnyFunSuite {
     ("proxyAddress", "proxy.example.com", None, Nil),
     ("proxyPort", "3128", None, Nil),
     ("proxyUsername", "u", None, Nil),
-    ("proxyPassword", "pr0xy-pw", None, Nil))
+    ("proxyPassword", "pr0xy-pw", None, Nil)
+  )
 
   /** The same for Qubole's README tables and the keys its code reads. */
   private val quboleJob: Seq[(String, String, Option[String], Seq[(String, String)])] = Seq(
@@ -86,7 +91,11 @@ class ForeignOptionsSuite extends AnyFunSuite {
     ("kinesis.executor.maxFetchRecordsPerShard", "100000", Some("0"), Nil),
     ("kinesis.executor.maxRecordPerRead", "10000", Some("0"), Nil),
     ("kinesis.executor.addIdleTimeBetweenReads", "false", Some("no"), Nil),
-    ("kinesis.executor.idleTimeBetweenReadsInMs", "1000", Some("100"), Seq("kinesis.executor.addIdleTimeBetweenReads" -> "true")),
+    (
+      "kinesis.executor.idleTimeBetweenReadsInMs",
+      "1000",
+      Some("100"),
+      Seq("kinesis.executor.addIdleTimeBetweenReads" -> "true")),
     ("kinesis.client.describeShardInterval", "1s", Some("x"), Nil),
     ("kinesis.client.numRetries", "3", Some("-1"), Nil),
     ("kinesis.client.retryIntervalMs", "1000", Some("x"), Nil),
@@ -102,7 +111,8 @@ class ForeignOptionsSuite extends AnyFunSuite {
     ("kinesis.executor.maxConnections", "1", Some("65"), Nil),
     ("kinesis.executor.aggregationEnabled", "true", Some("1"), Nil),
     ("kinesis.executor.flushWaitTimeMillis", "100", Some("x"), Nil),
-    ("kniesis.executor.flushWaitTimeMillis", "100", Some("x"), Nil))
+    ("kniesis.executor.flushWaitTimeMillis", "100", Some("x"), Nil)
+  )
 
   private def source(kv: (String, String)*): SourceConfig = SourceConfig(OptionReader(kv.toMap))
   private def sink(kv: (String, String)*): SinkConfig = SinkConfig(OptionReader(kv.toMap))
@@ -111,7 +121,10 @@ class ForeignOptionsSuite extends AnyFunSuite {
   private def error(kv: (String, String)*): String =
     intercept[KinesisOptionException] { both(kv: _*) }.getMessage
 
-  private def checkJob(table: ForeignTable, job: Seq[(String, String, Option[String], Seq[(String, String)])], stream: String): Unit = {
+  private def checkJob(
+      table: ForeignTable,
+      job: Seq[(String, String, Option[String], Seq[(String, String)])],
+      stream: String): Unit = {
     assert(table.all.map(_.key.toLowerCase) == job.map(_._1.toLowerCase), s"${table.name}'s table and its keys differ")
     for ((key, good, bad, beside) <- job) {
       val row = table.all.find(_.key == key).get
@@ -140,13 +153,24 @@ class ForeignOptionsSuite extends AnyFunSuite {
   }
 
   test("a job written for the AWS Labs connector reads with the meaning it had there") {
-    val c = source("kinesis.streamName" -> "teststream", "kinesis.region" -> "us-east-2",
-      "kinesis.consumerType" -> "SubscribeToShard", "kinesis.consumerName" -> "TestConsumer",
-      "kinesis.endpointUrl" -> "https://kinesis.us-east-2.amazonaws.com", "kinesis.startingposition" -> "TRIM_HORIZON",
-      "kinesis.getRecords.numberOfRecordsPerFetch" -> "5000", "kinesis.getRecords.fetchIntervalMs" -> "400",
-      "kinesis.describeShardInterval" -> "2s", "kinesis.maxFetchRecordsPerShard" -> "1000",
-      "kinesis.clientNumRetries" -> "5", "kinesis.clientRetryIntervalsMs" -> "0", "kinesis.clientMaxRetryIntervalMs" -> "10000",
-      "kinesis.failOnDataLoss" -> "false", "kinesis.stsRoleArn" -> Role, "kinesis.stsSessionName" -> "job")
+    val c = source(
+      "kinesis.streamName" -> "teststream",
+      "kinesis.region" -> "us-east-2",
+      "kinesis.consumerType" -> "SubscribeToShard",
+      "kinesis.consumerName" -> "TestConsumer",
+      "kinesis.endpointUrl" -> "https://kinesis.us-east-2.amazonaws.com",
+      "kinesis.startingposition" -> "TRIM_HORIZON",
+      "kinesis.getRecords.numberOfRecordsPerFetch" -> "5000",
+      "kinesis.getRecords.fetchIntervalMs" -> "400",
+      "kinesis.describeShardInterval" -> "2s",
+      "kinesis.maxFetchRecordsPerShard" -> "1000",
+      "kinesis.clientNumRetries" -> "5",
+      "kinesis.clientRetryIntervalsMs" -> "0",
+      "kinesis.clientMaxRetryIntervalMs" -> "10000",
+      "kinesis.failOnDataLoss" -> "false",
+      "kinesis.stsRoleArn" -> Role,
+      "kinesis.stsSessionName" -> "job"
+    )
     assert(c.streams == Seq("teststream") && c.connection.region.contains("us-east-2"))
     assert(c.connection.endpoint.map(_.toString).contains("https://kinesis.us-east-2.amazonaws.com"))
     assert(c.fanOut.flatMap(_.consumerName).contains("TestConsumer"))
@@ -163,21 +187,31 @@ class ForeignOptionsSuite extends AnyFunSuite {
   test("kinesis.startingPosition: words, AT_TIMESTAMP with an ISO-8601 time, and its JSON of shard positions") {
     def at(v: String) = source("kinesis.streamName" -> "s", "kinesis.startingPosition" -> v).initialPosition
     assert(at("latest") == InitialPosition.Latest && at("EARLIEST") == InitialPosition.TrimHorizon)
-    assert(at("AT_TIMESTAMP 2023-08-30T19:00:05Z") == InitialPosition.AtTimestamp(Instant.parse("2023-08-30T19:00:05Z").toEpochMilli))
-    assert(at("at_timestamp 2023-08-30T19:00:05-08:00") == InitialPosition.AtTimestamp(Instant.parse("2023-08-31T03:00:05Z").toEpochMilli))
+    assert(at("AT_TIMESTAMP 2023-08-30T19:00:05Z") == InitialPosition.AtTimestamp(
+      Instant.parse("2023-08-30T19:00:05Z").toEpochMilli))
+    assert(at("at_timestamp 2023-08-30T19:00:05-08:00") == InitialPosition.AtTimestamp(
+      Instant.parse("2023-08-31T03:00:05Z").toEpochMilli))
     val msg = error("kinesis.streamName" -> "s", "kinesis.startingPosition" -> "AT_TIMESTAMP yesterday")
-    assert(msg == "Invalid value 'AT_TIMESTAMP yesterday' for option 'kinesis.startingPosition': expected " +
-      "AT_TIMESTAMP followed by an ISO-8601 time such as 2023-08-30T19:00:05Z or 2023-08-30T19:00:05-08:00 (it " +
-      "stands for initialPosition here).", msg)
-    val json = """{"shardId-000000000001": {"iteratorType": "AFTER_SEQUENCE_NUMBER", "iteratorPosition": "4960", "subSequenceNumber": "2", "isLast": false},
+    assert(
+      msg == "Invalid value 'AT_TIMESTAMP yesterday' for option 'kinesis.startingPosition': expected " +
+        "AT_TIMESTAMP followed by an ISO-8601 time such as 2023-08-30T19:00:05Z or 2023-08-30T19:00:05-08:00 (it " +
+        "stands for initialPosition here).",
+      msg
+    )
+    val json =
+      """{"shardId-000000000001": {"iteratorType": "AFTER_SEQUENCE_NUMBER", "iteratorPosition": "4960", "subSequenceNumber": "2", "isLast": false},
                  | "metadata": {"streamName": "s", "batchId": "7"},
                  | "shardId-000000000000": {"iteratorType": "AT_SEQUENCE_NUMBER", "iteratorPosition": "4961", "subSequenceNumber": "-1"},
                  | "shardId-000000000002": {"iteratorType": "TRIM_HORIZON", "iteratorPosition": ""}}""".stripMargin
-    assert(at(json) == source("streamName" -> "s", "initialPosition" ->
-      """{"shardId-000000000001": {"after_sequence_number": "4960", "sub": 2},
-        | "shardId-000000000000": {"at_sequence_number": "4961"}, "shardId-000000000002": "trim_horizon"}""".stripMargin).initialPosition)
+    assert(at(json) == source(
+      "streamName" -> "s",
+      "initialPosition" ->
+        """{"shardId-000000000001": {"after_sequence_number": "4960", "sub": 2},
+        | "shardId-000000000000": {"at_sequence_number": "4961"}, "shardId-000000000002": "trim_horizon"}""".stripMargin
+    ).initialPosition)
     val latest = """{"shardId-000000000000": {"iteratorType": "LATEST", "iteratorPosition": ""}}"""
-    assert(error("kinesis.streamName" -> "s", "kinesis.startingPosition" -> latest).contains("shard shardId-000000000000 has LATEST"))
+    assert(error("kinesis.streamName" -> "s", "kinesis.startingPosition" -> latest).contains(
+      "shard shardId-000000000000 has LATEST"))
     // Qubole's takes no AT_TIMESTAMP form.
     assert(error("streamName" -> "s", "startingPosition" -> "AT_TIMESTAMP 2023-08-30T19:00:05Z")
       .startsWith("Invalid value 'AT_TIMESTAMP 2023-08-30T19:00:05Z' for option 'startingPosition': expected LATEST, TRIM_HORIZON, EARLIEST or a JSON map"))
@@ -191,14 +225,21 @@ class ForeignOptionsSuite extends AnyFunSuite {
     assert(error("kinesis.streamName" -> "s", "kinesis.region" -> "us-east-1", "regionName" -> "eu-west-1")
       .startsWith("Options 'kinesis.region' ('us-east-1') and 'regionName' ('eu-west-1') say different things"))
     // Secrets are never shown, even when they disagree.
-    val msg = error("streamName" -> "s", "awsAccessKey" -> "AKIA1", "awsSecretKey" -> "mine", "kinesis.awsSecretKey" -> "theirs")
-    assert(msg == "Options 'awsSecretKey' ('***') and 'kinesis.awsSecretKey' ('***') say different things: keep one.", msg)
+    val msg =
+      error("streamName" -> "s", "awsAccessKey" -> "AKIA1", "awsSecretKey" -> "mine", "kinesis.awsSecretKey" -> "theirs")
+    assert(
+      msg == "Options 'awsSecretKey' ('***') and 'kinesis.awsSecretKey' ('***') say different things: keep one.",
+      msg)
   }
 
   test("kinesis.region names the stream's region, unless kinesis.kinesisRegion does: then STS's, with a role") {
     assert(source("kinesis.streamName" -> "s", "kinesis.region" -> "eu-west-1").connection.region.contains("eu-west-1"))
-    val split = source("kinesis.streamName" -> "s", "kinesis.region" -> "eu-west-1", "kinesis.kinesisRegion" -> "us-east-2",
-      "kinesis.stsRoleArn" -> Role, "kinesis.stsSessionName" -> "j")
+    val split = source(
+      "kinesis.streamName" -> "s",
+      "kinesis.region" -> "eu-west-1",
+      "kinesis.kinesisRegion" -> "us-east-2",
+      "kinesis.stsRoleArn" -> Role,
+      "kinesis.stsSessionName" -> "j")
     assert(split.connection.region.contains("us-east-2"))
     assert(split.connection.credentials.asInstanceOf[CredentialsConfig.AssumeRole].stsEndpoint
       .map(_.toString).contains("https://sts.eu-west-1.amazonaws.com"))
@@ -218,8 +259,11 @@ class ForeignOptionsSuite extends AnyFunSuite {
   }
 
   test("the sink's keys: aggregation, its linger only when aggregating, connections as requests in flight") {
-    val on = sink("kinesis.streamName" -> "s", "kinesis.sink.aggregationEnabled" -> "true",
-      "kinesis.sink.recordMaxBufferedTimeMs" -> "250", "kinesis.sink.maxConnections" -> "8")
+    val on = sink(
+      "kinesis.streamName" -> "s",
+      "kinesis.sink.aggregationEnabled" -> "true",
+      "kinesis.sink.recordMaxBufferedTimeMs" -> "250",
+      "kinesis.sink.maxConnections" -> "8")
     assert(on.aggregation.map(_.lingerMs).contains(250) && on.maxInFlightRequests == 8)
     val off = sink("kinesis.streamName" -> "s", "kinesis.sink.recordMaxBufferedTimeMs" -> "250")
     assert(off.aggregation.isEmpty)
@@ -232,7 +276,9 @@ class ForeignOptionsSuite extends AnyFunSuite {
   test("Qubole's idle time between reads applies only when it is switched on") {
     assert(source("streamName" -> "s", "kinesis.executor.idleTimeBetweenReadsInMs" -> "1000").minFetchPeriod ==
       SourceConfig.KinesisMinFetchPeriod)
-    assert(source("streamName" -> "s", "kinesis.executor.addIdleTimeBetweenReads" -> "true",
+    assert(source(
+      "streamName" -> "s",
+      "kinesis.executor.addIdleTimeBetweenReads" -> "true",
       "kinesis.executor.idleTimeBetweenReadsInMs" -> "1000").minFetchPeriod == Duration.ofSeconds(1))
   }
 
@@ -254,8 +300,12 @@ class ForeignOptionsSuite extends AnyFunSuite {
   }
 
   test("secrets of other connectors are masked wherever options are printed") {
-    val printed = OptionReader.redact(Map("kinesis.awsSecretKey" -> "s3cr3t", "sessionToken" -> "t0k3n",
-      "kinesis.credentialProviderParam" -> "p4r4m", "proxyPassword" -> "pw", "kinesis.streamName" -> "s"))
+    val printed = OptionReader.redact(Map(
+      "kinesis.awsSecretKey" -> "s3cr3t",
+      "sessionToken" -> "t0k3n",
+      "kinesis.credentialProviderParam" -> "p4r4m",
+      "proxyPassword" -> "pw",
+      "kinesis.streamName" -> "s"))
     assert(printed.values.toSet == Set("***", "s"))
     assert(!error("proxyPassword" -> "pw", "streamName" -> "s").contains("pw'"))
   }

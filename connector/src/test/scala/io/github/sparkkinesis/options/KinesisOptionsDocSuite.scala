@@ -20,7 +20,8 @@ class KinesisOptionsDocSuite extends AnyFunSuite {
 
   private val expected: String = (Seq("| option | default | applies to | meaning |", "|---|---|---|---|") ++
     KinesisOptions.all.map { o =>
-      s"| `${o.key}` | ${o.default.getOrElse("—")} | ${scope(o)} | ${o.doc}${if (o.secret) " (secret: never logged)" else ""} |"
+      s"| `${o.key}` | ${o.default.getOrElse("—")} | ${scope(o)} | ${o.doc}${if (o.secret) " (secret: never logged)"
+        else ""} |"
     }).mkString("\n")
 
   private val Configuration = "docs/configuration.md"
@@ -39,7 +40,8 @@ class KinesisOptionsDocSuite extends AnyFunSuite {
     assert(actual == expected, s"$Configuration's option table is out of date; it should read:\n$Begin\n$expected\n$End")
   }
 
-  private val DatabricksBegin = "<!-- databricks:begin (generated from DatabricksOptions; KinesisOptionsDocSuite checks it) -->"
+  private val DatabricksBegin =
+    "<!-- databricks:begin (generated from DatabricksOptions; KinesisOptionsDocSuite checks it) -->"
   private val DatabricksEnd = "<!-- databricks:end -->"
 
   private val expectedDatabricks: String = (Seq("| Databricks option | here | what it does here |", "|---|---|---|") ++
@@ -47,20 +49,26 @@ class KinesisOptionsDocSuite extends AnyFunSuite {
 
   test("the migration page says what each option of Databricks' connector does here") {
     val actual = section(Migrating, DatabricksBegin, DatabricksEnd)
-    assert(actual == expectedDatabricks,
+    assert(
+      actual == expectedDatabricks,
       s"$Migrating's Databricks table is out of date; it should read:\n$DatabricksBegin\n$expectedDatabricks\n$DatabricksEnd")
   }
 
   for (table <- Seq(AwsLabsOptions, QuboleOptions)) {
     val tag = table.short.toLowerCase.replace(" ", "")
-    val begin = s"<!-- $tag:begin (generated from ${table.getClass.getSimpleName.stripSuffix("$")}; KinesisOptionsDocSuite checks it) -->"
+    val begin =
+      s"<!-- $tag:begin (generated from ${table.getClass.getSimpleName.stripSuffix("$")}; KinesisOptionsDocSuite checks it) -->"
     val end = s"<!-- $tag:end -->"
     val expected = (Seq(s"| ${table.short} option | here | what it does here |", "|---|---|---|") ++
-      table.all.map(e => s"| `${e.key}` | ${e.handling.label} | ${e.here}${if (e.secret) " (secret: never logged)" else ""} |")).mkString("\n")
+      table.all.map(e =>
+        s"| `${e.key}` | ${e.handling.label} | ${e.here}${if (e.secret) " (secret: never logged)" else ""} |")).mkString(
+      "\n")
 
     test(s"the migration page says what each option of the ${table.short} connector does here") {
       val actual = section(Migrating, begin, end)
-      assert(actual == expected, s"$Migrating's ${table.short} table is out of date; it should read:\n$begin\n$expected\n$end")
+      assert(
+        actual == expected,
+        s"$Migrating's ${table.short} table is out of date; it should read:\n$begin\n$expected\n$end")
     }
   }
 }

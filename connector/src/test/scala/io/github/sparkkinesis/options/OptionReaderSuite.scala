@@ -46,7 +46,8 @@ class OptionReaderSuite extends AnyFunSuite {
     assert(reader("minFetchPeriod" -> "300").duration(MinFetchPeriod).contains(Duration.ofMillis(300)))
     assert(error("minFetchPeriod" -> "soon")(_.duration(MinFetchPeriod)).contains("a duration such as 200ms"))
     assert(reader("maxBytesPerRequest" -> "5m").bytes(MaxBytesPerRequest, 1, 10L << 20).contains(5L << 20))
-    assert(error("maxBytesPerRequest" -> "11m")(_.bytes(MaxBytesPerRequest, 1, 10L << 20)).contains("between 1 and 10485760 bytes"))
+    assert(error("maxBytesPerRequest" -> "11m")(_.bytes(MaxBytesPerRequest, 1, 10L << 20)).contains(
+      "between 1 and 10485760 bytes"))
     assert(reader("failOnDataLoss" -> "FALSE").boolean(FailOnDataLoss).contains(false))
     assert(error("failOnDataLoss" -> "no")(_.boolean(FailOnDataLoss)).contains("expected true or false"))
     assert(reader("consumerMode" -> "EFO").oneOf(ConsumerMode, Seq("polling", "efo")).contains("efo"))
@@ -55,9 +56,15 @@ class OptionReaderSuite extends AnyFunSuite {
   }
 
   test("connection options build the client configuration, with documented defaults") {
-    val c = reader("region" -> "eu-west-1", "endpoint" -> "http://127.0.0.1:4566", "awsAccessKey" -> "AKIAEXAMPLE",
-      "awsSecretKey" -> "secret", "retryMaxAttempts" -> "5", "retryMaxBackoff" -> "10s",
-      "apiCallAttemptTimeout" -> "5s").connection
+    val c = reader(
+      "region" -> "eu-west-1",
+      "endpoint" -> "http://127.0.0.1:4566",
+      "awsAccessKey" -> "AKIAEXAMPLE",
+      "awsSecretKey" -> "secret",
+      "retryMaxAttempts" -> "5",
+      "retryMaxBackoff" -> "10s",
+      "apiCallAttemptTimeout" -> "5s"
+    ).connection
     assert(c.region.contains("eu-west-1"))
     assert(c.endpoint.contains(URI.create("http://127.0.0.1:4566")))
     assert(c.credentials == CredentialsConfig.Static("AKIAEXAMPLE", "secret", None))
@@ -74,12 +81,17 @@ class OptionReaderSuite extends AnyFunSuite {
     assert(error("awsAccessKey" -> "AKIA", "awsSecretKey" -> "s", "awsProfile" -> "p")(_.connection).contains("keep one"))
     assert(error("roleExternalId" -> "x")(_.connection).contains("only applies with 'roleArn'"))
     val role = reader("roleArn" -> "arn:aws:iam::123456789012:role/r", "awsProfile" -> "dev").connection.credentials
-    assert(role == CredentialsConfig.AssumeRole("arn:aws:iam::123456789012:role/r", None, "spark-kinesis", None,
+    assert(role == CredentialsConfig.AssumeRole(
+      "arn:aws:iam::123456789012:role/r",
+      None,
+      "spark-kinesis",
+      None,
       CredentialsConfig.Profile("dev")))
   }
 
   test("bad endpoints and regions name the option and the accepted form") {
-    assert(error("endpoint" -> "localhost:4566")(_.connection).startsWith("Invalid value 'localhost:4566' for option 'endpoint'"))
+    assert(error("endpoint" -> "localhost:4566")(_.connection).startsWith(
+      "Invalid value 'localhost:4566' for option 'endpoint'"))
     assert(error("region" -> "Europe")(_.connection).contains("an AWS region name such as us-east-1"))
   }
 

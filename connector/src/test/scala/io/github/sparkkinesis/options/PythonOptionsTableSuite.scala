@@ -15,7 +15,8 @@ class PythonOptionsTableSuite extends AnyFunSuite {
   test("the Python package's options table is the Scala table") {
     assert(Files.exists(committed), s"${PythonOptionsTable.RepoPath} is missing: run 'make python-options'")
     val actual = new String(Files.readAllBytes(committed), StandardCharsets.UTF_8)
-    assert(actual == PythonOptionsTable.render,
+    assert(
+      actual == PythonOptionsTable.render,
       s"${PythonOptionsTable.RepoPath} is out of date with KinesisOptions.all: run 'make python-options' and commit it")
   }
 

@@ -28,19 +28,27 @@ class SecretPrintingSuite extends AnyFunSuite {
   test("the parsed configs print no secret: option reader, connection, source and sink config") {
     val raw = secrets.map(o => o.key -> marker(o)).toMap ++ withRole + ("streamName" -> "s")
     val reader = OptionReader(raw)
-    val printed = Seq(reader.toString, reader.connection.toString, SourceConfig(reader).toString,
-      SinkConfig(reader).toString, CredentialsConfig.Static("AKIDmarker-1", "marker-2", Some("marker-3")).toString)
+    val printed = Seq(
+      reader.toString,
+      reader.connection.toString,
+      SourceConfig(reader).toString,
+      SinkConfig(reader).toString,
+      CredentialsConfig.Static("AKIDmarker-1", "marker-2", Some("marker-3")).toString
+    )
     for (text <- printed; o <- secrets) assert(!text.contains(marker(o)), s"${o.key} shows in $text")
     assert(!printed.last.contains("marker-"), printed.last)
   }
 
   test("Spark's option redaction is widened to the secret keys its defaults miss, and never narrowed") {
-    val defaults = Map(SparkRedaction.OptionsRegexKey -> "(?i)url", "spark.redaction.regex" -> "(?i)secret|password|token|access[.]?key")
+    val defaults = Map(
+      SparkRedaction.OptionsRegexKey -> "(?i)url",
+      "spark.redaction.regex" -> "(?i)secret|password|token|access[.]?key")
     // The AWS Labs connector's credentialProviderParam may carry a secret too (its key is refused, its value masked).
     val missed = Seq("roleExternalId", "kinesis.credentialProviderParam")
     assert(SparkRedaction.unmasked(defaults) == missed)
     val widened = SparkRedaction.widened("(?i)url", missed)
-    for (key <- Seq("roleexternalid", "roleExternalId", "endpointUrl", "KINESIS.credentialproviderparam")) assert(Pattern.compile(widened).matcher(key).find(), key)
+    for (key <- Seq("roleexternalid", "roleExternalId", "endpointUrl", "KINESIS.credentialproviderparam"))
+      assert(Pattern.compile(widened).matcher(key).find(), key)
     assert(!Pattern.compile(widened).matcher("streamName").find())
     assert(SparkRedaction.unmasked(defaults.updated(SparkRedaction.OptionsRegexKey, widened)).isEmpty)
   }
@@ -55,6 +63,7 @@ class SecretPrintingSuite extends AnyFunSuite {
       assert(masked(s"[${o.key} => $m, region => eu-west-1]") == "[XX, region => eu-west-1]")
       assert(masked(s"[region => eu-west-1, ${o.key} => a,b=c@d]") == "[region => eu-west-1, XX]")
     }
-    assert(masked("[streamName => s, roleArn => arn:aws:iam::1:role/r]") == "[streamName => s, roleArn => arn:aws:iam::1:role/r]")
+    assert(masked(
+      "[streamName => s, roleArn => arn:aws:iam::1:role/r]") == "[streamName => s, roleArn => arn:aws:iam::1:role/r]")
   }
 }

@@ -51,7 +51,8 @@ class FlowControlModelSuite extends AnyFunSuite {
       "1 shard x 2 writers" -> simulateWriter(Seq(1.0), writers = 2, perShard = true),
       "4 shards x 2 writers" -> simulateWriter(Seq.fill(4)(0.25), writers = 2, perShard = true),
       "16 shards x 2 writers" -> simulateWriter(Seq.fill(16)(1.0 / 16), writers = 2, perShard = true),
-      "4 shards, hot" -> simulateWriter(Seq(0.4, 0.2, 0.2, 0.2), writers = 2, perShard = true))
+      "4 shards, hot" -> simulateWriter(Seq(0.4, 0.2, 0.2, 0.2), writers = 2, perShard = true)
+    )
     runs.foreach { case (name, r) =>
       info(f"paced writer, $name: ${r.fractionOfAchievable}%.3f of achievable, ${r.throttledFraction}%.3f throttled")
       assert(r.fractionOfAchievable >= 0.95, s"$name delivered too little: $r")
@@ -62,7 +63,8 @@ class FlowControlModelSuite extends AnyFunSuite {
   test("the writer's own pacing with 48 KiB records (KPL aggregates): requests sized in write units, not records") {
     val runs = Seq(
       "1 shard x 1 writer" -> simulateWriter(Seq(1.0), writers = 1, perShard = true, recordBytes = 48 * 1024),
-      "4 shards x 2 writers" -> simulateWriter(Seq.fill(4)(0.25), writers = 2, perShard = true, recordBytes = 48 * 1024))
+      "4 shards x 2 writers" -> simulateWriter(Seq.fill(4)(0.25), writers = 2, perShard = true, recordBytes = 48 * 1024)
+    )
     runs.foreach { case (name, r) =>
       info(f"paced writer, 48 KiB, $name: ${r.fractionOfAchievable}%.3f of achievable, ${r.throttledFraction}%.3f throttled")
       assert(r.fractionOfAchievable >= 0.95, s"$name delivered too little: $r")
@@ -86,7 +88,8 @@ object FlowControlModelSuite {
   private final class Bucket(rate: Double) {
     private var balance = rate
     def refill(ms: Double): Unit = balance = math.min(rate, balance + rate * ms / 1000)
-    def take(units: Double): Boolean = if (balance >= units) { balance -= units; true } else false
+    def take(units: Double): Boolean = if (balance >= units) { balance -= units; true }
+    else false
   }
 
   private final class Request(val records: Seq[Int], val sentMs: Long, val units: Double, val full: Boolean)
@@ -103,8 +106,14 @@ object FlowControlModelSuite {
    * requests in flight, responses take `latencyMs`, throttled records are resent after 100 ms. Counts after
    * `warmupS` seconds, against what the shards can take given the skew: the hottest shard's quota / its share.
    */
-  def simulate(mode: FlowControlMode, weights: Seq[Double], writers: Int, seconds: Int = 30, warmupS: Int = 5,
-      latencyMs: Int = 20, unitsPerRecord: Double = 1.0,
+  def simulate(
+      mode: FlowControlMode,
+      weights: Seq[Double],
+      writers: Int,
+      seconds: Int = 30,
+      warmupS: Int = 5,
+      latencyMs: Int = 20,
+      unitsPerRecord: Double = 1.0,
       controller: () => FlowController = null): Result = {
     val random = new Random(7)
     val buckets = weights.map(_ => new Bucket(1000))
@@ -120,8 +129,13 @@ object FlowControlModelSuite {
         while (w.inFlight.nonEmpty && w.inFlight.head._1 <= t) {
           val (_, req, stored) = w.inFlight.dequeue()
           val refused = req.records.zip(stored).collect { case (shard, false) => shard }
-          w.flow.onResponse(FlowController.Response(req.records.size, req.units, refused.size, req.sentMs * 1000000L,
-            t * 1000000L, req.full))
+          w.flow.onResponse(FlowController.Response(
+            req.records.size,
+            req.units,
+            refused.size,
+            req.sentMs * 1000000L,
+            t * 1000000L,
+            req.full))
           if (refused.nonEmpty) { refused.reverseIterator.foreach(w.resend.+=:); w.retryAtMs = t + 100 }
         }
         if (w.inFlight.size < 4 && t >= w.nextSendMs) {
@@ -154,8 +168,15 @@ object FlowControlModelSuite {
    * explicit hash key inside the shard's range. `perShard = false` gives the pacer no shard map (one pace for the
    * stream).
    */
-  def simulateWriter(weights: Seq[Double], writers: Int, perShard: Boolean, seconds: Int = 30, warmupS: Int = 5,
-      latencyMs: Int = 20, lanes: Int = 4, recordBytes: Int = 100): Result = {
+  def simulateWriter(
+      weights: Seq[Double],
+      writers: Int,
+      perShard: Boolean,
+      seconds: Int = 30,
+      warmupS: Int = 5,
+      latencyMs: Int = 20,
+      lanes: Int = 4,
+      recordBytes: Int = 100): Result = {
     val units = FlowController.units(recordBytes)
     val random = new Random(7)
     val n = weights.size
@@ -171,8 +192,12 @@ object FlowControlModelSuite {
       val shard = math.max(0, cumulative.indexWhere(x < _))
       val k = random.nextInt(100)
       val key = s"s$shard-k$k"
-      new PendingRecord(PutRecordsRequestEntry.builder().partitionKey(key).data(SdkBytes.fromUtf8String("x"))
-        .explicitHashKey(starts(shard).add(BigInteger.valueOf(k + 1L)).toString).build(), key, recordBytes)
+      new PendingRecord(
+        PutRecordsRequestEntry.builder().partitionKey(key).data(SdkBytes.fromUtf8String("x"))
+          .explicitHashKey(starts(shard).add(BigInteger.valueOf(k + 1L)).toString).build(),
+        key,
+        recordBytes
+      )
     }
     def shardOf(r: PendingRecord): Int = r.partitionKey.substring(1, r.partitionKey.indexOf('-')).toInt
     final class W {
@@ -193,7 +218,9 @@ object FlowControlModelSuite {
           w.lanesOf.completed(f.out)
           w.pacer.onResponse(f.out, f.results, now)
           val failed = new util.ArrayList[PendingRecord]()
-          f.out.records.asScala.zip(f.results.asScala).foreach { case (r, res) => if (res.errorCode() != null) failed.add(r) }
+          f.out.records.asScala.zip(f.results.asScala).foreach { case (r, res) =>
+            if (res.errorCode() != null) failed.add(r)
+          }
           if (!failed.isEmpty) w.lanesOf.resend(failed, if (w.pacer.pacing(failed)) now else now + 100000000L)
         }
         while (w.lanesOf.queuedRecords < bound) w.lanesOf.add(nextRecord(), now)

@@ -103,7 +103,9 @@ class FlowControllerSuite extends AnyFunSuite {
     val refused = deep.unitsPerSecond
     deep.onResponse(response(100, 25, sentMs = 30, nowMs = 40)) // keeps 75 %: still a mild refusal
     deep.onResponse(response(100, 0, sentMs = 50, nowMs = 540))
-    assert(math.abs(deep.unitsPerSecond - refused * 0.8) < 1e-6, "doubling (0.75 -> 1.5) stops at 80 % of the rate refused")
+    assert(
+      math.abs(deep.unitsPerSecond - refused * 0.8) < 1e-6,
+      "doubling (0.75 -> 1.5) stops at 80 % of the rate refused")
     val mark = deep.unitsPerSecond
     deep.onResponse(response(100, 0, sentMs = 600, nowMs = 1040))
     assert(deep.unitsPerSecond > mark && deep.unitsPerSecond < mark * 1.3, "then gentle probing")
@@ -134,13 +136,17 @@ class FlowControllerSuite extends AnyFunSuite {
     coarse.onResponse(FlowController.Response(2, 100, 1, 30 * Ms, 40 * Ms, fullBatch = true))
     assert(math.abs(coarse.unitsPerSecond - before * 0.5) < 1e-6, "half refused: the deepest cut")
     coarse.onResponse(FlowController.Response(1, 50, 0, 50 * Ms, 540 * Ms, fullBatch = true))
-    assert(math.abs(coarse.unitsPerSecond - before * 0.8) < 1e-6, "the mark holds: doubling stops at 80 % of the rate refused")
+    assert(
+      math.abs(coarse.unitsPerSecond - before * 0.8) < 1e-6,
+      "the mark holds: doubling stops at 80 % of the rate refused")
 
     val heavy = pacing()
     val low = heavy.unitsPerSecond
     heavy.onResponse(FlowController.Response(8, 400, 5, 30 * Ms, 40 * Ms, fullBatch = true))
     heavy.onResponse(FlowController.Response(1, 50, 0, 50 * Ms, 540 * Ms, fullBatch = true))
-    assert(math.abs(heavy.unitsPerSecond - low * 0.5 * 2) < 1e-6, "five refused: the deepest cut, then no mark: doubling")
+    assert(
+      math.abs(heavy.unitsPerSecond - low * 0.5 * 2) < 1e-6,
+      "five refused: the deepest cut, then no mark: doubling")
   }
 
   test("adaptive: the rate never falls below one unit per second; the batch keeps its floor per open shard") {

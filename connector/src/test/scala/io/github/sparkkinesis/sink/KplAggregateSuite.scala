@@ -89,7 +89,7 @@ class KplAggregateSuite extends AnyFunSuite {
 
   test("magic, then the MD5 of the protobuf body; a flipped byte fails the source's check") {
     val bytes = pack(Seq(entry("a", "1"), entry("b", "2")))
-    assert(bytes.take(4).toSeq == Seq(0xF3, 0x89, 0x9A, 0xC2).map(_.toByte))
+    assert(bytes.take(4).toSeq == Seq(0xf3, 0x89, 0x9a, 0xc2).map(_.toByte))
     val body = bytes.slice(4, bytes.length - 16)
     assert(MessageDigest.getInstance("MD5").digest(body).toSeq == bytes.takeRight(16).toSeq)
     assert(KplDeaggregator.isAggregated(bytes))

@@ -14,8 +14,11 @@ class PutRecordsOutcomeSuite extends AnyFunSuite {
   private val Throttled = "ProvisionedThroughputExceededException"
 
   private def batch(n: Int, attempts: Int = 1) = (0 until n).map { i =>
-    val r = new PendingRecord(PutRecordsRequestEntry.builder().partitionKey(s"k$i")
-      .data(SdkBytes.fromUtf8String(s"$i")).build(), s"k$i", 10 + i)
+    val r = new PendingRecord(
+      PutRecordsRequestEntry.builder().partitionKey(s"k$i")
+        .data(SdkBytes.fromUtf8String(s"$i")).build(),
+      s"k$i",
+      10 + i)
     r.attempts = attempts
     r
   }.asJava
@@ -41,8 +44,11 @@ class PutRecordsOutcomeSuite extends AnyFunSuite {
     val codes = Seq(Throttled, Throttled, "InternalFailure", null)
     val o = PutRecordsOutcome.of(batch(4, attempts = 5), codes, backoff(Some(5)))
     val e = o.error("orders", backoff(Some(5))).get
-    assert(e.getMessage == "Kinesis sink: 3 record(s) could not be written to stream 'orders' after 5 attempts " +
-      s"(retryMaxAttempts); error codes: $Throttled x2, InternalFailure x1", e.getMessage)
+    assert(
+      e.getMessage == "Kinesis sink: 3 record(s) could not be written to stream 'orders' after 5 attempts " +
+        s"(retryMaxAttempts); error codes: $Throttled x2, InternalFailure x1",
+      e.getMessage
+    )
   }
 
   test("records with attempts left are resent even when the cap is set") {

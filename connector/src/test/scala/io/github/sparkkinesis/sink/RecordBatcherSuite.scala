@@ -9,8 +9,10 @@ import software.amazon.awssdk.services.kinesis.model.PutRecordsRequestEntry
 class RecordBatcherSuite extends AnyFunSuite {
   private def record(key: String, size: Int, tag: String = ""): PendingRecord = {
     val data = s"$key$tag".getBytes("UTF-8")
-    new PendingRecord(PutRecordsRequestEntry.builder().partitionKey(key).data(SdkBytes.fromByteArray(data)).build(),
-      key, size)
+    new PendingRecord(
+      PutRecordsRequestEntry.builder().partitionKey(key).data(SdkBytes.fromByteArray(data)).build(),
+      key,
+      size)
   }
 
   private def keysOf(batch: java.util.List[PendingRecord]) = batch.asScala.map(_.entry.data().asUtf8String()).toSeq
@@ -50,7 +52,9 @@ class RecordBatcherSuite extends AnyFunSuite {
 
   test("preserveKeyOrder: one record per key per request, later records of a key wait in order") {
     val b = new RecordBatcher(distinctKeys = true)
-    Seq("a" -> "1", "a" -> "2", "b" -> "1", "a" -> "3", "c" -> "1", "b" -> "2").foreach { case (k, t) => b.add(record(k, 1, t)) }
+    Seq("a" -> "1", "a" -> "2", "b" -> "1", "a" -> "3", "c" -> "1", "b" -> "2").foreach { case (k, t) =>
+      b.add(record(k, 1, t))
+    }
     assert(keysOf(b.take(10, Long.MaxValue)) == Seq("a1", "b1", "c1"))
     assert(keysOf(b.take(10, Long.MaxValue)) == Seq("a2", "b2"))
     assert(keysOf(b.take(10, Long.MaxValue)) == Seq("a3"))
@@ -69,7 +73,9 @@ class RecordBatcherSuite extends AnyFunSuite {
 
   test("preserveKeyOrder: the byte cap ends a request without reordering what stays") {
     val b = new RecordBatcher(distinctKeys = true)
-    Seq(("a", 1, "1"), ("a", 1, "2"), ("b", 900, "1"), ("c", 200, "1")).foreach { case (k, s, t) => b.add(record(k, s, t)) }
+    Seq(("a", 1, "1"), ("a", 1, "2"), ("b", 900, "1"), ("c", 200, "1")).foreach { case (k, s, t) =>
+      b.add(record(k, s, t))
+    }
     assert(keysOf(b.take(10, 1000)) == Seq("a1", "b1"))
     assert(keysOf(b.take(10, 1000)) == Seq("a2", "c1"))
   }

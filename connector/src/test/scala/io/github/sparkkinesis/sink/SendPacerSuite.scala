@@ -19,12 +19,17 @@ class SendPacerSuite extends AnyFunSuite {
   /** A record for shard 0 or 1 (by explicit hash key), tagged so a test can follow it. */
   private def record(key: String, shard: Int, tag: String): PendingRecord = {
     val hash = if (shard == 0) BigInteger.ONE else Half.add(BigInteger.ONE)
-    new PendingRecord(PutRecordsRequestEntry.builder().partitionKey(key).explicitHashKey(hash.toString)
-      .data(SdkBytes.fromUtf8String(tag)).build(), key, 100)
+    new PendingRecord(
+      PutRecordsRequestEntry.builder().partitionKey(key).explicitHashKey(hash.toString)
+        .data(SdkBytes.fromUtf8String(tag)).build(),
+      key,
+      100)
   }
 
-  private def tags(records: util.List[PendingRecord]): Seq[String] = records.asScala.map(_.entry.data().asUtf8String()).toSeq
-  private def shardOf(r: PendingRecord): String = if (new BigInteger(r.entry.explicitHashKey()).compareTo(Half) < 0) "s0" else "s1"
+  private def tags(records: util.List[PendingRecord]): Seq[String] =
+    records.asScala.map(_.entry.data().asUtf8String()).toSeq
+  private def shardOf(r: PendingRecord): String =
+    if (new BigInteger(r.entry.explicitHashKey()).compareTo(Half) < 0) "s0" else "s1"
 
   /** Kinesis's answer: records for the shards in `refuse` come back throttled, the others stored in their shard. */
   private def results(out: Outgoing, refuse: Set[String] = Set.empty): util.List[PutRecordsResultEntry] =
@@ -75,7 +80,8 @@ class SendPacerSuite extends AnyFunSuite {
     val shard0 = tags(first.records).filter(t => t.drop(1).toInt < 300)
     assert(shard0.nonEmpty && shard0.size < 300, s"s0 sends one allotment (~0.1 s of its rate): ${shard0.size}")
     assert(shard0 == (0 until shard0.size).map(i => s"r$i"), "in queue order")
-    assert(tags(first.records).filter(_.drop(1).toInt >= 300) == (300 until 400).map(i => s"r$i"),
+    assert(
+      tags(first.records).filter(_.drop(1).toInt >= 300) == (300 until 400).map(i => s"r$i"),
       "every s1 record goes in the same request, unpaced")
     assert(first.pauseNanos > 50 * Ms && first.pauseNanos < 200 * Ms, s"s0 waits ~0.1 s: ${first.pauseNanos / Ms} ms")
 
@@ -92,16 +98,17 @@ class SendPacerSuite extends AnyFunSuite {
     val lane = queue(record("a", 1, "a1"), record("b", 1, "b1"))
     assert(take(pacer, 200 * Ms, lane) == null)
     assert(pacer.wakeAtNanos == 200 * Ms + SendPacer.LingerNanos)
-    assert(pacer.wakeFor(record("c", 1, "c1"), 210 * Ms) == 210 * Ms + SendPacer.LingerNanos,
+    assert(
+      pacer.wakeFor(record("c", 1, "c1"), 210 * Ms) == 210 * Ms + SendPacer.LingerNanos,
       "an unpaced record waits at most the linger, not for a paced shard's turn")
     lane.add(record("c", 1, "c1"))
     assert(take(pacer, 250 * Ms, lane) == null, "still gathering")
-    assert(tags(take(pacer, 300 * Ms, lane).records) == Seq("a1", "b1", "c1"),
-      "in order, once the wait is over")
+    assert(tags(take(pacer, 300 * Ms, lane).records) == Seq("a1", "b1", "c1"), "in order, once the wait is over")
     val many = queue((0 until 100).map(i => record(s"k$i", 1, s"m$i")): _*)
     assert(take(pacer, 300 * Ms, many).records.size == 100, "a fifth of a request goes at once")
     val withPaced = queue(record("x", 1, "x1"), record("y", 0, "y1"))
-    assert(tags(take(pacer, 300 * Ms, withPaced).records) == Seq("x1", "y1"),
+    assert(
+      tags(take(pacer, 300 * Ms, withPaced).records) == Seq("x1", "y1"),
       "unpaced records ride along with a paced shard's turn")
   }
 
@@ -114,7 +121,8 @@ class SendPacerSuite extends AnyFunSuite {
     assert(out.drawn.toSeq == Seq(true, true) && a.isEmpty)
     assert(out.records.size > 30 && out.records.size < 330, s"one allotment (~90 records): ${out.records.size}")
     val capped = pacer.take(Array(queue(record("c", 0, "c1")), queue(record("d", 0, "d1"))), 150, 400 * Ms)
-    assert(tags(capped.records) == Seq("c1") && capped.drawn.toSeq == Seq(true, false),
+    assert(
+      tags(capped.records) == Seq("c1") && capped.drawn.toSeq == Seq(true, false),
       "100 + 100 bytes do not fit in 150: the second lane's first record waits")
   }
 
@@ -126,8 +134,7 @@ class SendPacerSuite extends AnyFunSuite {
     // A hundred other records, so the unpaced ones go at once rather than gather.
     val others = (0 until 100).map(i => record(s"y$i", 1, s"y$i"))
     val lane = queue(Seq(record("x", 0, "x1"), record("x", 1, "x2")) ++ others: _*)
-    assert(tags(take(pacer, 200 * Ms, lane).records) == others.map(_.partitionKey),
-      "x2 must not overtake x1")
+    assert(tags(take(pacer, 200 * Ms, lane).records) == others.map(_.partitionKey), "x2 must not overtake x1")
   }
 
   test("each shard's controller hears only its own records: s1's clean responses do not speed up s0") {

@@ -15,11 +15,15 @@ class ShardAggregatorSuite extends AnyFunSuite {
   private def even(n: Int, prefix: String = "shard"): ShardMap =
     ShardMap((0 until n).map(i => s"$prefix-$i" -> Top.multiply(BigInteger.valueOf(i)).divide(BigInteger.valueOf(n))))
 
-  private final class Harness(maxBytes: Long = 1L << 20, maxRecords: Int = 100000, lingerMs: Long = 100,
-      maxOpenBytes: Long = 1L << 30, var map: ShardMap = even(4)) {
+  private final class Harness(
+      maxBytes: Long = 1L << 20,
+      maxRecords: Int = 100000,
+      lingerMs: Long = 100,
+      maxOpenBytes: Long = 1L << 30,
+      var map: ShardMap = even(4)) {
     val sent = ArrayBuffer.empty[PendingRecord]
-    val aggregator = new ShardAggregator(maxBytes, maxRecords, lingerMs * Ms, maxOpenBytes, map, () => map, _ => map,
-      sent += _, 0L)
+    val aggregator =
+      new ShardAggregator(maxBytes, maxRecords, lingerMs * Ms, maxOpenBytes, map, () => map, _ => map, sent += _, 0L)
 
     /** What a reader finds: (shard the record was sent to, partition key, data, explicit hash key). */
     def users: Seq[(String, String, String)] = sent.toSeq.flatMap { r =>
@@ -60,7 +64,8 @@ class ShardAggregatorSuite extends AnyFunSuite {
     records(500).foreach(bytes.aggregator.add(_, 0L))
     bytes.aggregator.sealAll()
     assert(bytes.sent.size > 5)
-    bytes.sent.foreach(r => assert(r.size <= 1500 && r.size == r.entry.data().asByteArray().length + r.entry.partitionKey().length))
+    bytes.sent.foreach(r =>
+      assert(r.size <= 1500 && r.size == r.entry.data().asByteArray().length + r.entry.partitionKey().length))
     // Full means full: the first record of the next aggregate would not have fitted.
     bytes.sent.toSeq.sliding(2).foreach { pair =>
       val (a, b) = (pair(0), pair(1))
@@ -82,8 +87,11 @@ class ShardAggregatorSuite extends AnyFunSuite {
     h.aggregator.sealAll()
     assert(h.sent.map(_.userRecords) == Seq(2, 1, 1))
     assert(h.sent(1).packed == null && h.sent(1).entry.explicitHashKey() == "5")
-    assert(h.sent(2).packed == null && h.sent(2).entry.data().asUtf8String() == "c" &&
-      h.sent(2).entry.explicitHashKey() == "7", "a lone record is sent as itself, explicit hash key kept")
+    assert(
+      h.sent(2).packed == null && h.sent(2).entry.data().asUtf8String() == "c" &&
+        h.sent(2).entry.explicitHashKey() == "7",
+      "a lone record is sent as itself, explicit hash key kept"
+    )
     assert(h.users.map(_._3.take(1)) == Seq("a", "b", "x", "c"))
   }
 
@@ -134,8 +142,10 @@ class ShardAggregatorSuite extends AnyFunSuite {
     assert(read.size == 300)
     read.foreach { case (shard, key, _) => assert(h.map.shardIds(h.map.shardOf(key, null)) == shard, key) }
     read.groupBy(_._2).foreach { case (key, rs) =>
-      assert(rs.map(_._3).filterNot(_.startsWith("late")) ++ rs.map(_._3).filter(_.startsWith("late")) == rs.map(_._3),
-        s"$key: a record placed again overtook a later one")
+      assert(
+        rs.map(_._3).filterNot(_.startsWith("late")) ++ rs.map(_._3).filter(_.startsWith("late")) == rs.map(_._3),
+        s"$key: a record placed again overtook a later one"
+      )
     }
   }
 

@@ -14,7 +14,8 @@ class SinkInputSuite extends AnyFunSuite {
   test("data as binary or string, partitionKey, optional explicitHashKey; other columns are ignored") {
     val c = SinkColumns.of(schema("shardId" -> StringType, "partitionKey" -> StringType, "data" -> BinaryType), true)
     assert(c == SinkColumns(data = 2, dataIsBinary = true, partitionKey = 1, explicitHashKey = None, stream = None))
-    val s = SinkColumns.of(schema("DATA" -> StringType, "PartitionKey" -> StringType, "explicitHashKey" -> StringType), true)
+    val s =
+      SinkColumns.of(schema("DATA" -> StringType, "PartitionKey" -> StringType, "explicitHashKey" -> StringType), true)
     assert(!s.dataIsBinary && s.explicitHashKey.contains(2), "names match case-insensitively")
   }
 
@@ -44,17 +45,25 @@ class SinkInputSuite extends AnyFunSuite {
     assert(m.contains("streamName") && m.contains("'stream' column"), m)
     val t = schemaError(schema("data" -> StringType, "partitionKey" -> StringType, "stream" -> IntegerType), false)
     assert(t.contains("column 'stream' has type int; expected string"), t)
-    val ignored = SinkColumns.of(schema("data" -> StringType, "partitionKey" -> StringType, "stream" -> IntegerType), true)
+    val ignored =
+      SinkColumns.of(schema("data" -> StringType, "partitionKey" -> StringType, "stream" -> IntegerType), true)
     assert(ignored.stream.isEmpty)
   }
 
   test("under aws-kinesis the per-row stream comes from a 'streamName' column, as its source's rows carry it") {
     val aws = io.github.sparkkinesis.RowLayout.AwsKinesis
     val c = SinkColumns.of(aws.schema, streamNameSet = false, aws.streamColumn)
-    assert(c == SinkColumns(data = 0, dataIsBinary = true, partitionKey = 2, explicitHashKey = None, stream = Some(1),
+    assert(c == SinkColumns(
+      data = 0,
+      dataIsBinary = true,
+      partitionKey = 2,
+      explicitHashKey = None,
+      stream = Some(1),
       streamColumn = "streamName"))
     val m = intercept[KinesisSinkSchemaException](SinkColumns.of(
-      schema("data" -> StringType, "partitionKey" -> StringType, "stream" -> StringType), false, "streamName")).getMessage
+      schema("data" -> StringType, "partitionKey" -> StringType, "stream" -> StringType),
+      false,
+      "streamName")).getMessage
     assert(m.contains("give the input a 'streamName' column") && m.contains("a stream name or ARN"), m)
   }
 
@@ -71,8 +80,12 @@ class SinkInputSuite extends AnyFunSuite {
     assert(d.streamName.contains("s") && d.maxRecordsPerRequest == 500 && d.maxBytesPerRequest == 10L * 1024 * 1024)
     assert(d.maxInFlightRequests == 4 && !d.preserveKeyOrder && !d.clusterByPartitionKey)
     assert(d.flowControl == FlowControlMode.Adaptive)
-    val set = SinkConfig(OptionReader(Map("streamname" -> "s", "maxBytesPerRequest" -> "5m", "flowControl" -> "AIMD",
-      "preserveKeyOrder" -> "true", "maxInFlightRequests" -> "1")))
+    val set = SinkConfig(OptionReader(Map(
+      "streamname" -> "s",
+      "maxBytesPerRequest" -> "5m",
+      "flowControl" -> "AIMD",
+      "preserveKeyOrder" -> "true",
+      "maxInFlightRequests" -> "1")))
     assert(set.maxBytesPerRequest == 5L * 1024 * 1024 && set.flowControl == FlowControlMode.Aimd)
     assert(set.preserveKeyOrder && set.maxInFlightRequests == 1)
     assert(SinkConfig(OptionReader(Map.empty[String, String])).streamName.isEmpty)
@@ -91,11 +104,18 @@ class SinkInputSuite extends AnyFunSuite {
     assert(SinkConfig(OptionReader(Map("streamName" -> "s"))).aggregation.isEmpty)
     assert(SinkConfig(OptionReader(Map("streamName" -> "s", "aggregation" -> "KPL"))).aggregation.contains(
       AggregationConfig(50L * 1024, 10000, 100)))
-    assert(SinkConfig(OptionReader(Map("streamName" -> "s", "aggregation" -> "kpl", "aggregationMaxBytes" -> "256k",
-      "aggregationMaxRecords" -> "50", "aggregationLingerMs" -> "20"))).aggregation.contains(
+    assert(SinkConfig(OptionReader(Map(
+      "streamName" -> "s",
+      "aggregation" -> "kpl",
+      "aggregationMaxBytes" -> "256k",
+      "aggregationMaxRecords" -> "50",
+      "aggregationLingerMs" -> "20"))).aggregation.contains(
       AggregationConfig(256L * 1024, 50, 20)))
-    assert(SinkConfig(OptionReader(Map("streamName" -> "s", "aggregation" -> "kpl", "maxBytesPerRequest" -> "2k")))
-      .aggregation.get.maxBytes == 2048, "the default never exceeds a request")
+    assert(
+      SinkConfig(OptionReader(Map("streamName" -> "s", "aggregation" -> "kpl", "maxBytesPerRequest" -> "2k")))
+        .aggregation.get.maxBytes == 2048,
+      "the default never exceeds a request"
+    )
 
     def error(options: (String, String)*) =
       intercept[KinesisOptionException](SinkConfig(OptionReader((options :+ ("streamName" -> "s")).toMap))).getMessage
@@ -103,12 +123,14 @@ class SinkInputSuite extends AnyFunSuite {
       "Invalid value 'zip' for option 'aggregation': expected one of none, kpl.")
     assert(error("aggregation" -> "kpl", "aggregationMaxBytes" -> "100") ==
       "Invalid value '100' for option 'aggregationMaxBytes': expected a size such as 1048576, 512k or 10m, " +
-        "between 1024 and 10485760 bytes.")
+      "between 1024 and 10485760 bytes.")
     assert(error("aggregation" -> "kpl", "aggregationMaxBytes" -> "2m", "maxBytesPerRequest" -> "1m") ==
       "Invalid value '2m' for option 'aggregationMaxBytes': expected at most maxBytesPerRequest (1048576 bytes): " +
-        "an aggregate travels in one request.")
-    assert(error("aggregation" -> "kpl", "aggregationMaxRecords" -> "0").contains("'aggregationMaxRecords': expected an integer in 1..1000000"))
-    assert(error("aggregation" -> "kpl", "aggregationLingerMs" -> "soon").contains("'aggregationLingerMs': expected an integer in 1..60000"))
+      "an aggregate travels in one request.")
+    assert(error("aggregation" -> "kpl", "aggregationMaxRecords" -> "0").contains(
+      "'aggregationMaxRecords': expected an integer in 1..1000000"))
+    assert(error("aggregation" -> "kpl", "aggregationLingerMs" -> "soon").contains(
+      "'aggregationLingerMs': expected an integer in 1..60000"))
     assert(error("aggregationLingerMs" -> "5") ==
       "Option 'aggregationLingerMs' only applies with 'aggregation' set to 'kpl': set aggregation=kpl or remove it.")
   }

@@ -10,8 +10,11 @@ class SinkProgressSuite extends AnyFunSuite {
     val progress = new SinkProgress
     assert(progress.metrics.isEmpty, "nothing before the first commit")
     progress.committed(Array(KinesisWriterCommitMessage(10, 100, 2, 3), KinesisWriterCommitMessage(5, 50, 0, 1)))
-    assert(progress.metrics.asScala == Map("recordsWritten" -> "15", "bytesWritten" -> "150",
-      "throttledRecords" -> "2", "retriedRecords" -> "4"))
+    assert(progress.metrics.asScala == Map(
+      "recordsWritten" -> "15",
+      "bytesWritten" -> "150",
+      "throttledRecords" -> "2",
+      "retriedRecords" -> "4"))
     progress.committed(Array(KinesisWriterCommitMessage(1, 7, 0, 0), null.asInstanceOf[WriterCommitMessage]))
     assert(progress.metrics.asScala("recordsWritten") == "1", "a task without a message (empty) adds nothing")
   }

@@ -12,7 +12,9 @@ class ConsumerLimitSuite extends AnyFunSuite {
   test("twenty consumers or more, none ours, none deleting: the limit, whatever the stream allows (20 or 50)") {
     assert(ConsumerLimit.looksReached(active(20), "mine"))
     assert(ConsumerLimit.looksReached(active(50), "mine"))
-    assert(ConsumerLimit.looksReached(active(16) ++ (1 to 4).map(i => consumer(s"new$i", ConsumerStatus.CREATING)), "mine"))
+    assert(ConsumerLimit.looksReached(
+      active(16) ++ (1 to 4).map(i => consumer(s"new$i", ConsumerStatus.CREATING)),
+      "mine"))
   }
 
   test("fewer than any stream allows: a rate (5 calls a second), not the limit") {
@@ -23,6 +25,8 @@ class ConsumerLimitSuite extends AnyFunSuite {
   test("ours listed (registered meanwhile), one deleting (a place frees up), or five creating (Kinesis' concurrency rate): wait") {
     assert(!ConsumerLimit.looksReached(active(19) :+ consumer("mine", ConsumerStatus.CREATING), "mine"))
     assert(!ConsumerLimit.looksReached(active(20) :+ consumer("old", ConsumerStatus.DELETING), "mine"))
-    assert(!ConsumerLimit.looksReached(active(15) ++ (1 to 5).map(i => consumer(s"new$i", ConsumerStatus.CREATING)), "mine"))
+    assert(!ConsumerLimit.looksReached(
+      active(15) ++ (1 to 5).map(i => consumer(s"new$i", ConsumerStatus.CREATING)),
+      "mine"))
   }
 }

@@ -17,8 +17,9 @@ class DataLossSuite extends AnyFunSuite {
   private val seq9 = "49" + "0" * 53 + "9"
 
   private def response(seqs: String*)(next: String = "it", behind: Long = 1000) = GetRecordsResponse.builder()
-    .records(seqs.map(s => Record.builder().sequenceNumber(s).partitionKey("k").data(SdkBytes.fromUtf8String("x"))
-      .approximateArrivalTimestamp(Instant.EPOCH).build()): _*)
+    .records(seqs.map(s =>
+      Record.builder().sequenceNumber(s).partitionKey("k").data(SdkBytes.fromUtf8String("x"))
+        .approximateArrivalTimestamp(Instant.EPOCH).build()): _*)
     .nextShardIterator(next).millisBehindLatest(behind).build()
 
   test("a resume finds its own record first: nothing lost") {
@@ -29,11 +30,14 @@ class DataLossSuite extends AnyFunSuite {
   test("a resume whose record was trimmed fails naming stream, shard, positions and the option to skip") {
     val e = intercept[IllegalStateException](
       ShardReader.checkResumed(config(true), key, After(seq5, 0), seq5, response(seq9)()))
-    for (part <- Seq("'orders'", "shardId-000000000001", s"after sequence number $seq5", seq9, "failOnDataLoss=false")) {
+    for (part <-
+        Seq("'orders'", "shardId-000000000001", s"after sequence number $seq5", seq9, "failOnDataLoss=false")) {
       assert(e.getMessage.contains(part), e.getMessage)
     }
-    assert(ShardReader.checkResumed(config(false), key, After(seq5, 0), seq5, response(seq9)()).isEmpty,
-      "failOnDataLoss=false warns and goes on with the records left")
+    assert(
+      ShardReader.checkResumed(config(false), key, After(seq5, 0), seq5, response(seq9)()).isEmpty,
+      "failOnDataLoss=false warns and goes on with the records left"
+    )
   }
 
   test("the check waits for the first record, and ends quietly at the tip or the shard's end") {

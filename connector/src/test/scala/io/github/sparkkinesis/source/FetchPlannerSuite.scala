@@ -29,7 +29,9 @@ class FetchPlannerSuite extends AnyFunSuite {
   test("read limits are shared evenly between the shards being read, at least one record each") {
     assert(FetchPlanner.budgets(ReadLimit.maxRows(100), 4) == (25L, Long.MaxValue))
     assert(FetchPlanner.budgets(ReadLimit.maxRows(3), 4) == (1L, Long.MaxValue))
-    assert(FetchPlanner.budgets(ReadLimit.compositeLimit(Array(ReadLimit.maxRows(10), ReadLimit.minRows(1, 1000))), 2) == (5L, Long.MaxValue))
+    assert(FetchPlanner.budgets(
+      ReadLimit.compositeLimit(Array(ReadLimit.maxRows(10), ReadLimit.minRows(1, 1000))),
+      2) == (5L, Long.MaxValue))
     assert(FetchPlanner.budgets(ReadLimit.allAvailable(), 2) == (Long.MaxValue, Long.MaxValue))
     // Byte limits (Spark 4 only): ByteLimitSuite.
   }

@@ -60,10 +60,14 @@ class MisplacedAggregateSuite extends AnyFunSuite {
     val records = java.util.Arrays.asList(
       record(1, aggregate(entry(lows(0)), entry(lows(1))), "a"),
       record(2, aggregate(entry(lows(2)), entry(highs(0))), "b"),
-      record(3, "plain".getBytes(UTF_8), highs(1)))
+      record(3, "plain".getBytes(UTF_8), highs(1))
+    )
     val poll = ShardReader.decode(key, TrimHorizon, records, 0L, ended = false, filled = false, Some(lower))
     assert(poll.misplaced == 1)
-    assert(poll.records.iterator.map(r => (r.sequenceNumber, r.partitionKey)).toSeq ==
-      Seq(("491", lows(0)), ("491", lows(1)), ("493", highs(1))), "a plain record is Kinesis' own routing: kept")
+    assert(
+      poll.records.iterator.map(r => (r.sequenceNumber, r.partitionKey)).toSeq ==
+        Seq(("491", lows(0)), ("491", lows(1)), ("493", highs(1))),
+      "a plain record is Kinesis' own routing: kept"
+    )
   }
 }

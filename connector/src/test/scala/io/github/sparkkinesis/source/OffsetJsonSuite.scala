@@ -8,7 +8,8 @@ class OffsetJsonSuite extends AnyFunSuite {
     ShardKey("orders", "shardId-000000000000") -> After("49590338271490256608559692538361571095921575989136588898", 3),
     ShardKey("orders", "shardId-000000000001") -> AtTimestamp(1763760000000L),
     ShardKey("orders", "shardId-000000000002") -> TrimHorizon,
-    ShardKey("clicks", "shardId-000000000003") -> ShardEnd))
+    ShardKey("clicks", "shardId-000000000003") -> ShardEnd
+  ))
 
   test("offsets are readable JSON, per stream and shard, and read back to the same offset") {
     assert(offset.json == """{"version":1,"streams":{"clicks":{"shardId-000000000003":{"shard_end":true}},""" +
@@ -33,22 +34,27 @@ class OffsetJsonSuite extends AnyFunSuite {
       "offset is version 2, and this connector reads offset versions up to 1. Resume the query with a spark-kinesis " +
       "that reads version 2, or start it on a new checkpoint location (it then starts from initialPosition). " +
       s"Offset found: $newer")
-    val manyShards = KinesisSourceOffset((0 until 1000).map(i => ShardKey("orders", f"shardId-$i%012d") -> TrimHorizon).toMap)
+    val manyShards =
+      KinesisSourceOffset((0 until 1000).map(i => ShardKey("orders", f"shardId-$i%012d") -> TrimHorizon).toMap)
     val long = intercept[IllegalArgumentException](KinesisSourceOffset.fromJson(manyShards.json.replace(
-      """"version":1""", """"version":7"""))).getMessage
+      """"version":1""",
+      """"version":7"""))).getMessage
     assert(long.contains("offset is version 7") && long.contains(s"... (${manyShards.json.length} characters)"))
     assert(long.length < 1000, "a thousand shards need not be in the message")
   }
 
   test("version 1 is read however it was written: a number, or the string \"1\" this reader always took") {
     assert(KinesisSourceOffset.fromJson(offset.json.replace(""""version":1""", """"version":"1"""")) == offset)
-    assert(KinesisSourceOffset.Version == 1, "a new version needs fixtures and a reader of the old ones: see " +
-      "docs/design/offsets.md, Versioning")
+    assert(
+      KinesisSourceOffset.Version == 1,
+      "a new version needs fixtures and a reader of the old ones: see " +
+        "docs/design/offsets.md, Versioning")
   }
 
   test("sequence numbers compare as numbers, sub-sequence numbers break ties") {
     assert(SequenceNumbers.compare("9", "10") < 0)
-    assert(SequenceNumbers.compare("49590338271490256608559692538361571095921575989136588898",
+    assert(SequenceNumbers.compare(
+      "49590338271490256608559692538361571095921575989136588898",
       "49590338271490256608559692538361571095921575989136588899") < 0)
     assert(SequenceNumbers.isAfter(After("10", 2), "10", 3))
     assert(!SequenceNumbers.isAfter(After("10", 2), "10", 2))

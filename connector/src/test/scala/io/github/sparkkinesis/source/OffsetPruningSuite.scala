@@ -6,7 +6,8 @@ import org.scalatest.funsuite.AnyFunSuite
 /** Which shards an offset keeps across resharding and expiry ([[FetchPlanner.nextOffset]]). */
 class OffsetPruningSuite extends AnyFunSuite {
   private def key(i: Int) = ShardKey("s", f"shardId-$i%012d")
-  private def meta(i: Int, parents: Int*) = key(i) -> ShardMeta(key(i), parents.map(p => key(p).shardId), BigInt(0), closed = false)
+  private def meta(i: Int, parents: Int*) =
+    key(i) -> ShardMeta(key(i), parents.map(p => key(p).shardId), BigInt(0), closed = false)
   private def offset(ps: (ShardKey, ShardPosition)*) = KinesisSourceOffset(ps.toMap)
 
   test("listed shards the offset lacks are added at their trim horizon; ended shards no longer listed are dropped") {

@@ -15,14 +15,20 @@ class RecordBlockSuite extends AnyFunSuite {
     RecordBlock.of(records.map { case (k, seq, sub) => UserRecord(k, s"data-$k-$seq".getBytes(UTF_8), seq, sub, 7L) })
 
   test("keys (ASCII or not), payloads, sequence numbers and times come out as they went in") {
-    val records = Seq(UserRecord("k1", Array[Byte](1, 2, 3), "49590338271490256608559692538361571095921575989136588898", 0, 11L),
-      UserRecord("clé-ü-日本", Array.empty, "7", 3, 12L), UserRecord("", new Array[Byte](100000), "8", 0, 13L))
+    val records = Seq(
+      UserRecord("k1", Array[Byte](1, 2, 3), "49590338271490256608559692538361571095921575989136588898", 0, 11L),
+      UserRecord("clé-ü-日本", Array.empty, "7", 3, 12L),
+      UserRecord("", new Array[Byte](100000), "8", 0, 13L)
+    )
     val b = RecordBlock.of(records)
     assert(b.size == 3)
     records.indices.foreach { i =>
       val (in, out) = (records(i), b.record(i))
-      assert(out.partitionKey == in.partitionKey && out.data.sameElements(in.data) && out.sequenceNumber == in.sequenceNumber &&
-        out.subSequenceNumber == in.subSequenceNumber && out.arrivalMillis == in.arrivalMillis, s"record $i")
+      assert(
+        out.partitionKey == in.partitionKey && out.data.sameElements(in.data) && out.sequenceNumber == in.sequenceNumber &&
+          out.subSequenceNumber == in.subSequenceNumber && out.arrivalMillis == in.arrivalMillis,
+        s"record $i"
+      )
       assert(b.partitionKey(i).toString == in.partitionKey && b.sequenceNumberUtf8(i).toString == in.sequenceNumber)
       assert(b.recordBytes(i) == in.data.length + in.partitionKey.getBytes(UTF_8).length)
     }
@@ -38,8 +44,12 @@ class RecordBlockSuite extends AnyFunSuite {
   test("records compare with positions as numbers: length first, then digits, then sub-sequence number") {
     val b = block(("a", "9", 0), ("a", "10", 0), ("a", "10", 2), ("a", "11", 0))
     assert(b.compareTo(0, After("10", 0)) < 0, "9 before 10, not after it as strings would have it")
-    assert(b.compareTo(1, After("10", 0)) == 0 && b.compareTo(2, After("10", 1)) > 0 && b.compareTo(3, After("10", 99)) > 0)
-    assert(b.countAtOrBefore(After("10", 1)) == 2 && b.countAtOrBefore(After("8", 0)) == 0 && b.countAtOrBefore(After("12", 0)) == 4)
+    assert(b.compareTo(1, After("10", 0)) == 0 && b.compareTo(2, After("10", 1)) > 0 && b.compareTo(
+      3,
+      After("10", 99)) > 0)
+    assert(b.countAtOrBefore(After("10", 1)) == 2 && b.countAtOrBefore(After("8", 0)) == 0 && b.countAtOrBefore(After(
+      "12",
+      0)) == 4)
     assert(b.holds(After("10", 2)) && !b.holds(After("10", 1)))
     assert(b.countReaching(ShardEnd) == 4 && b.countReaching(TrimHorizon) == 0)
   }
@@ -52,8 +62,11 @@ class RecordBlockSuite extends AnyFunSuite {
     assert(b.slice(3, 99).size == 1 && b.slice(5, 9).isEmpty && RecordBlock.empty.lastPosition.isEmpty)
     assertThrows[IndexOutOfBoundsException](tail.keyString(2))
     val own = b.drop(3).compact()
-    assert(own.record(0).partitionKey == "d" && own.lastPosition.contains(After("4", 0)) &&
-      own.heapBytes(0, 1) == b.heapBytes(3, 4), "a compacted view holds its own records only")
+    assert(
+      own.record(0).partitionKey == "d" && own.lastPosition.contains(After("4", 0)) &&
+        own.heapBytes(0, 1) == b.heapBytes(3, 4),
+      "a compacted view holds its own records only"
+    )
     assert(b.compact() eq b, "a whole block is already compact")
   }
 
@@ -66,7 +79,8 @@ class RecordBlockSuite extends AnyFunSuite {
     val b = out.result()
     assert(b.size == 9 && (b.data(1) eq big), "a large payload is handed on as the array it came in")
     assert(!(b.data(0) eq b.data(0)) && b.data(0).sameElements(Array[Byte](1, 2)), "a small one is copied out")
-    assert(b.recordBytes(1) == big.length + 2 && b.recordBytes(0) == 3 && b.data(8).length == RecordBlock.AdoptMinBytes + 9)
+    assert(
+      b.recordBytes(1) == big.length + 2 && b.recordBytes(0) == 3 && b.data(8).length == RecordBlock.AdoptMinBytes + 9)
     assert(b.heapBytes(1) == big.length + 2 + 1 + RecordBlock.PerRecordBytes + RecordBlock.AdoptedOverheadBytes)
     assert(b.heapBytes(0, 9) == (0 until 9).map(b.heapBytes).sum && b.drop(2).heapBytes(0, 3) == b.heapBytes(2, 5))
     val own = b.slice(1, 4).compact()
@@ -87,7 +101,7 @@ class RecordBlockSuite extends AnyFunSuite {
       out.writeByteArray(3, record.toByteArray)
     }
     out.flush()
-    val magic = Array(0xF3, 0x89, 0x9A, 0xC2).map(_.toByte)
+    val magic = Array(0xf3, 0x89, 0x9a, 0xc2).map(_.toByte)
     magic ++ body.toByteArray ++ MessageDigest.getInstance("MD5").digest(body.toByteArray)
   }
 

@@ -64,7 +64,10 @@ class ShardCadenceSuite extends AnyFunSuite {
   private val ms = 1000000L
 
   /** A feed's answers of one record each at `arrivals`, read `readAfter` ms later; the calls each planned. */
-  private def answers(c: ShardCadence, clock: ArrivalClock, arrivals: Seq[Long],
+  private def answers(
+      c: ShardCadence,
+      clock: ArrivalClock,
+      arrivals: Seq[Long],
       readAfter: Long): Seq[(Long, ShardCadence.CadenceCall)] =
     arrivals.map { a =>
       val now = a + readAfter

@@ -11,7 +11,14 @@ class ShardFeedSuite extends AnyFunSuite {
   private val config = SourceConfig(OptionReader(Map("streamName" -> "s")))
 
   private def feed(start: ShardPosition = TrimHorizon, runEnd: Option[RunEnd] = None, spill: Boolean = false) =
-    new ShardFeed("src", key, start, config, runEnd, spill, new PollingFetcher(null, config, key, start, new CallTally, None))
+    new ShardFeed(
+      "src",
+      key,
+      start,
+      config,
+      runEnd,
+      spill,
+      new PollingFetcher(null, config, key, start, new CallTally, None))
 
   /** Records with sequence numbers `from` until `until`, arrival time = sequence number. */
   private def records(seqs: Range, sub: Long = 0): IndexedSeq[UserRecord] =
@@ -20,7 +27,8 @@ class ShardFeedSuite extends AnyFunSuite {
     Poll(RecordBlock.of(rs), rs.map(r => r.data.length + r.partitionKey.length).sum.toLong, behind, ended, filled)
   private def at(i: Int) = After(f"$i%05d", 0)
   /** A buffered part as positions (records hold arrays, which compare by reference). */
-  private def positions(p: Option[BufferedPart]) = p.map(b => (b.records.flatMap(_.iterator.map(_.position)), b.resumeFrom))
+  private def positions(p: Option[BufferedPart]) =
+    p.map(b => (b.records.flatMap(_.iterator.map(_.position)), b.resumeFrom))
   private def held(seqs: Range, resume: Option[ShardPosition]) = Some((seqs.map(at), resume))
   private val all = Long.MaxValue
 
@@ -167,7 +175,8 @@ class ShardFeedSuite extends AnyFunSuite {
     assert(sparse(1000, 200) == 0, "a busy shard: pacing alone")
     def idle(polls: Int, sparseMillis: Long) =
       ShardFeed.idleWaitNanos(polls, 0L, ofMillis(200), ofSeconds(10), sparseMillis * ms) / ms
-    assert(idle(1, 1000) == 1000 && idle(1, 300) == 400 && idle(3, 300) == 1000,
+    assert(
+      idle(1, 1000) == 1000 && idle(1, 300) == 400 && idle(3, 300) == 1000,
       "empty answers after it wait no less, and still ramp up to a second")
     assert(idle(0, 1000) == 0, "not idle: the idle rule sets nothing")
   }
@@ -184,7 +193,8 @@ class ShardFeedSuite extends AnyFunSuite {
     assert(aligned(origin + 42 * s + 1, 0) == origin + 42 * s + 1, "pacing alone")
     assert(aligned(origin - s / 2, 10 * s) == origin - s, "before the origin (nanoTime may be negative)")
     assert(aligned(origin + 42 * s + 1, 10 * s, earliest = origin + 42 * s) == origin + 42 * s, "pacing allows it")
-    assert(aligned(origin + 42 * s + 1, 10 * s, earliest = origin + 42 * s + 1) == origin + 42 * s + 1,
+    assert(
+      aligned(origin + 42 * s + 1, 10 * s, earliest = origin + 42 * s + 1) == origin + 42 * s + 1,
       "never inside the pacing (a minFetchPeriod longer than the idle wait)")
   }
 
@@ -206,16 +216,20 @@ class ShardFeedSuite extends AnyFunSuite {
     assert(f.nextCall(Long.MaxValue, 2 * mib) == CallPlan(4, 4 * ((1 << 18) + 1)), "about twice the last answer")
     f.onPoll(poll((3 to 10).map(i => UserRecord("k", new Array[Byte](1 << 18), f"$i%05d", 0, i.toLong))), _ => true)
     assert(f.nextCall(Long.MaxValue, 2 * mib).limit == 7, "a full answer: the target again (2 MiB of 256 KiB records)")
-    assert(f.nextCall(Long.MaxValue, 100 * mib).answerBytes <= ShardFeed.MaxResponseBytes, "one answer is at most 10 MiB")
+    assert(
+      f.nextCall(Long.MaxValue, 100 * mib).answerBytes <= ShardFeed.MaxResponseBytes,
+      "one answer is at most 10 MiB")
     f.onPoll(poll(IndexedSeq.empty), _ => true)
-    assert(f.nextCall(Long.MaxValue, 2 * mib) == CallPlan(1, (1 << 18) + 1),
+    assert(
+      f.nextCall(Long.MaxValue, 2 * mib) == CallPlan(1, (1 << 18) + 1),
       "a quiet shard holds little space for its next call (here: one record of its size)")
   }
 
   test("a call waits for room for a quarter of a second of quota while behind, for none at the tip or first") {
     val f = feed()
     val mib = 1L << 20
-    def kib(from: Int, n: Int) = (from until from + n).map(i => UserRecord("k", new Array[Byte](1023), f"$i%05d", 0, i.toLong))
+    def kib(from: Int, n: Int) =
+      (from until from + n).map(i => UserRecord("k", new Array[Byte](1023), f"$i%05d", 0, i.toLong))
     assert(f.minCallBytes(2 * mib, 8 * mib) == 0, "a first call takes whatever room there is")
     f.onPoll(poll(kib(1, 16), behind = 60000), _ => true)
     assert(f.minCallBytes(2 * mib, 8 * mib) == mib / 2, "behind its tip: a quarter of a second of the quota")

@@ -13,8 +13,9 @@ class ShardReaderDecodeSuite extends AnyFunSuite {
   private def seq(n: Int) = "49" + "0" * 53 + n
 
   private def answer(seqs: Int*) = GetRecordsResponse.builder()
-    .records(seqs.map(n => Record.builder().sequenceNumber(seq(n)).partitionKey(s"key-$n")
-      .data(SdkBytes.fromUtf8String(s"payload-$n")).approximateArrivalTimestamp(Instant.ofEpochMilli(n)).build()): _*)
+    .records(seqs.map(n =>
+      Record.builder().sequenceNumber(seq(n)).partitionKey(s"key-$n")
+        .data(SdkBytes.fromUtf8String(s"payload-$n")).approximateArrivalTimestamp(Instant.ofEpochMilli(n)).build()): _*)
     .nextShardIterator("it").millisBehindLatest(0L).build()
 
   private def sequenceNumbers(poll: Poll) = (0 until poll.records.size).map(poll.records.sequenceNumber)

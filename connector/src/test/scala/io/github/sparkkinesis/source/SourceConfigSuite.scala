@@ -5,12 +5,16 @@ import io.github.sparkkinesis.source.ShardPosition._
 import org.scalatest.funsuite.AnyFunSuite
 
 class SourceConfigSuite extends AnyFunSuite {
-  private def config(kv: (String, String)*) = SourceConfig(OptionReader(kv.toMap + ("streamName" -> kv.toMap.getOrElse("streamName", "s"))))
+  private def config(kv: (String, String)*) =
+    SourceConfig(OptionReader(kv.toMap + ("streamName" -> kv.toMap.getOrElse("streamName", "s"))))
 
   test("defaults follow the option table") {
     val c = config()
     assert(c.initialPosition == InitialPosition.Latest)
-    assert(c.maxRecordsPerFetch == 10000 && c.shardsPerTask.isEmpty && c.shardsPerTaskFor(8, 2) == 4 && c.shardsPerTaskFor(3, 4) == 1 && c.failOnDataLoss)
+    assert(
+      c.maxRecordsPerFetch == 10000 && c.shardsPerTask.isEmpty && c.shardsPerTaskFor(8, 2) == 4 && c.shardsPerTaskFor(
+        3,
+        4) == 1 && c.failOnDataLoss)
     assert(c.minFetchPeriod.toMillis == 200 && c.maxFetchDuration.toSeconds == 10 && c.shardFetchInterval.toSeconds == 1)
   }
 
@@ -22,7 +26,8 @@ class SourceConfigSuite extends AnyFunSuite {
       InitialPosition.AtTimestamp(1738324800000L))
     val json = """{"shardId-0":{"at_sequence_number":"100","sub":2},"shardId-1":{"after_sequence_number":"200"}}"""
     assert(config("initialPosition" -> json).initialPosition == InitialPosition.PerShard(Map(
-      ShardKey("s", "shardId-0") -> After("100", 1), ShardKey("s", "shardId-1") -> After("200", Long.MaxValue))))
+      ShardKey("s", "shardId-0") -> After("100", 1),
+      ShardKey("s", "shardId-1") -> After("200", Long.MaxValue))))
     val twoStreams = """{"a":{"shardId-0":{"after_sequence_number":"5","sub":0}}}"""
     assert(config("streamName" -> "a,b", "initialPosition" -> twoStreams).initialPosition ==
       InitialPosition.PerShard(Map(ShardKey("a", "shardId-0") -> After("5", 0))))
@@ -37,7 +42,9 @@ class SourceConfigSuite extends AnyFunSuite {
   }
 
   test("enhanced fan-out: the consumer timeouts (Databricks' names) are read in ms, default 300 s, checked in both modes") {
-    val efo = config("consumerMode" -> "efo", "registerConsumerTimeoutInterval" -> "45s",
+    val efo = config(
+      "consumerMode" -> "efo",
+      "registerConsumerTimeoutInterval" -> "45s",
       "deregisterConsumerTimeoutInterval" -> "0").fanOut.get
     assert(efo.registerTimeout == java.time.Duration.ofSeconds(45) && efo.deregisterTimeout == java.time.Duration.ZERO)
     val defaults = config("consumerMode" -> "efo").fanOut.get
@@ -52,18 +59,33 @@ class SourceConfigSuite extends AnyFunSuite {
   }
 
   test("enhanced fan-out: consumer options parsed with consumerMode=efo, refused without it") {
-    assert(config().fanOut.isEmpty && config("consumerMode" -> "polling", "requireConsumerDeregistration" -> "false").fanOut.isEmpty)
-    assert(config("consumerMode" -> "efo").fanOut.contains(FanOutConfig(None, "spark-kinesis_", Nil, deregisterOnStop = false)))
+    assert(
+      config().fanOut.isEmpty && config("consumerMode" -> "polling", "requireConsumerDeregistration" -> "false").fanOut.isEmpty)
+    assert(config("consumerMode" -> "efo").fanOut.contains(FanOutConfig(
+      None,
+      "spark-kinesis_",
+      Nil,
+      deregisterOnStop = false)))
     val arn = "arn:aws:kinesis:us-east-1:123456789012:stream/s/consumer/mine:1700000000"
-    assert(config("consumerMode" -> "EFO", "consumerName" -> "app.1", "registeredConsumerId" -> arn,
-      "requireConsumerDeregistration" -> "true").fanOut.contains(FanOutConfig(Some("app.1"), "spark-kinesis_", Seq(arn), deregisterOnStop = true)))
+    assert(config(
+      "consumerMode" -> "EFO",
+      "consumerName" -> "app.1",
+      "registeredConsumerId" -> arn,
+      "requireConsumerDeregistration" -> "true").fanOut.contains(FanOutConfig(
+      Some("app.1"),
+      "spark-kinesis_",
+      Seq(arn),
+      deregisterOnStop = true)))
     def error(kv: (String, String)*) = intercept[KinesisOptionException](config(kv: _*)).getMessage
     assert(error("consumerName" -> "x") ==
       "Option 'consumerName' applies only with consumerMode=efo (enhanced fan-out): set consumerMode=efo, or remove 'consumerName'.")
-    assert(error("requireConsumerDeregistration" -> "true").contains("'requireConsumerDeregistration' applies only with consumerMode=efo"))
-    assert(error("consumerMode" -> "efo", "consumerName" -> "a b").contains("'consumerName': expected 1 to 128 letters, digits"))
+    assert(error("requireConsumerDeregistration" -> "true").contains(
+      "'requireConsumerDeregistration' applies only with consumerMode=efo"))
+    assert(error("consumerMode" -> "efo", "consumerName" -> "a b").contains(
+      "'consumerName': expected 1 to 128 letters, digits"))
     assert(error("consumerMode" -> "efo", "consumerNamePrefix" -> ("p" * 91)).contains("at most 90 characters"))
-    assert(error("consumerMode" -> "efo", "registeredConsumerId" -> "my-consumer").contains("'registeredConsumerId': expected consumer ARNs"))
+    assert(error("consumerMode" -> "efo", "registeredConsumerId" -> "my-consumer").contains(
+      "'registeredConsumerId': expected consumer ARNs"))
     assert(error("consumerMode" -> "efo", "registeredConsumerId" -> s"$arn,${arn.replace("mine", "other")}")
       .contains("at most one consumer ARN per stream"))
     assert(FanOutConsumers.streamOf(arn) == "s")
@@ -73,11 +95,14 @@ class SourceConfigSuite extends AnyFunSuite {
     val arn = "arn:aws:kinesis:eu-west-1:123456789012:stream/clicks"
     val other = "arn:aws:kinesis:eu-west-1:210987654321:stream/orders"
     val c = SourceConfig(OptionReader(Map("streamARN" -> s"$other, $arn")))
-    assert(c.streams == Seq("orders", "clicks") && c.streamArn("clicks").contains(arn) && c.streamArn("orders").contains(other))
+    assert(c.streams == Seq("orders", "clicks") && c.streamArn("clicks").contains(arn) && c.streamArn("orders").contains(
+      other))
     assert(config("streamName" -> "clicks", "streamARN" -> arn).streamArns == Map("clicks" -> arn))
-    def error(kv: (String, String)*) = intercept[KinesisOptionException](SourceConfig(OptionReader(kv.toMap))).getMessage
+    def error(kv: (String, String)*) =
+      intercept[KinesisOptionException](SourceConfig(OptionReader(kv.toMap))).getMessage
     assert(error("streamARN" -> "clicks").contains("'streamARN': expected stream ARNs"))
-    assert(error("streamName" -> "views", "streamARN" -> arn).contains("the streams of streamName (views), or leave streamName out"))
+    assert(error("streamName" -> "views", "streamARN" -> arn).contains(
+      "the streams of streamName (views), or leave streamName out"))
     assert(error("streamARN" -> s"$arn,$arn").contains("one ARN per stream"))
     assert(error().contains("Option 'streamName' is required"))
   }

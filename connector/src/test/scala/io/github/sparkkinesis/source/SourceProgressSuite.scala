@@ -7,9 +7,13 @@ import org.scalatest.funsuite.AnyFunSuite
 /** Call counts in progress reports: idle snapshots add up until a batch reports them, then counting starts over. */
 class SourceProgressSuite extends AnyFunSuite {
   private val key = ShardKey("s", "shardId-000000000000")
-  private def snapshot(advanced: Boolean) = ShardSnapshot(key, TrimHorizon,
-    FeedState(if (advanced) After("5", 0) else TrimHorizon, if (advanced) 5 else 0, 50, Some(0), caughtUp = true, 0), "exec-1")
-  private def stats(calls: Long, throttled: Long) = ExecutorStats("exec-1", CallCounts(calls, throttled, throttled, 0), 0, 0, 100)
+  private def snapshot(advanced: Boolean) = ShardSnapshot(
+    key,
+    TrimHorizon,
+    FeedState(if (advanced) After("5", 0) else TrimHorizon, if (advanced) 5 else 0, 50, Some(0), caughtUp = true, 0),
+    "exec-1")
+  private def stats(calls: Long, throttled: Long) =
+    ExecutorStats("exec-1", CallCounts(calls, throttled, throttled, 0), 0, 0, 100)
 
   test("calls made while idle are reported with the next batch, not lost between progress reports") {
     val p = new SourceProgress("polling", 1)
@@ -41,7 +45,9 @@ class SourceProgressSuite extends AnyFunSuite {
     val p = new SourceProgress("polling", 1)
     def skipped(exec: String, n: Long) = ExecutorStats(exec, CallCounts(1, 0, 0, 0), 0, 0, 100, misplacedAggregates = n)
     p.record(Seq(snapshot(advanced = true)), Seq(skipped("exec-1", 2), skipped("exec-1", 2), skipped("exec-2", 1)))
-    assert(p.metrics(Map.empty)("numMisplacedAggregatesSkipped") == "3", "two tasks of one executor report its count once")
+    assert(
+      p.metrics(Map.empty)("numMisplacedAggregatesSkipped") == "3",
+      "two tasks of one executor report its count once")
     p.record(Seq(snapshot(advanced = true)), Seq(skipped("exec-1", 2), skipped("exec-2", 4)))
     assert(p.metrics(Map.empty)("numMisplacedAggregatesSkipped") == "6")
   }

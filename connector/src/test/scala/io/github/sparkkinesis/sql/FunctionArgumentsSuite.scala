@@ -18,9 +18,15 @@ class FunctionArgumentsSuite extends AnyFunSuite {
       named("MaxRecordsPerFetch", Add(Literal(250), Literal(250))),
       named("failOnDataLoss", Literal(false)),
       named("maxFetchRate", Literal(BigDecimal("1.5"))),
-      named("initialTimestamp", Literal(Instant.parse("2024-05-01T12:00:00.123Z"))))
-    assert(got == Map("streamName" -> "orders", "MaxRecordsPerFetch" -> "500", "failOnDataLoss" -> "false",
-      "maxFetchRate" -> "1.5", "initialTimestamp" -> Instant.parse("2024-05-01T12:00:00.123Z").toEpochMilli.toString))
+      named("initialTimestamp", Literal(Instant.parse("2024-05-01T12:00:00.123Z")))
+    )
+    assert(got == Map(
+      "streamName" -> "orders",
+      "MaxRecordsPerFetch" -> "500",
+      "failOnDataLoss" -> "false",
+      "maxFetchRate" -> "1.5",
+      "initialTimestamp" -> Instant.parse("2024-05-01T12:00:00.123Z").toEpochMilli.toString
+    ))
   }
 
   test("positional, repeated, NULL, non-constant and complex arguments fail naming the parameter") {
@@ -28,14 +34,16 @@ class FunctionArgumentsSuite extends AnyFunSuite {
     assert(failure(named("region", Literal("eu-west-1")), named("REGION", Literal("us-east-1")))
       .contains("Parameter 'region' of read_kinesis is given more than once (region, REGION)"))
     assert(failure(named("region", Literal(null, StringType))).contains("Parameter 'region' of read_kinesis is NULL"))
-    assert(failure(named("streamName", AttributeReference("name", StringType)())).contains("'streamName' of read_kinesis must be a constant"))
+    assert(failure(named("streamName", AttributeReference("name", StringType)())).contains(
+      "'streamName' of read_kinesis must be a constant"))
     assert(failure(named("shardsPerTask", Literal.create(Array(1, 2)))).contains(
       "Parameter 'shardsPerTask' of read_kinesis has type ARRAY<INT>: expected a string, a number, a boolean or a timestamp"))
   }
 
   test("printable masks secret values") {
     val printed = FunctionArguments.printable(Map("streamName" -> "orders", "awsSecretKey" -> "marker-9"))
-    assert(printed.contains("streamName => orders") && printed.contains("awsSecretKey => ***") && !printed.contains("marker-9"))
+    assert(printed.contains("streamName => orders") && printed.contains("awsSecretKey => ***") && !printed.contains(
+      "marker-9"))
   }
 
 }
