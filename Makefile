@@ -28,7 +28,7 @@ PYSPARK_HOME  = $(shell $(PY) -c 'import os, pyspark; print(os.path.dirname(pysp
 
 help:
 	@echo "make test           install what is needed, run unit, integration and Python tests"
-	@echo "make lint           ruff lint and format check of the Python code; make format applies them"
+	@echo "make lint           ruff lint and format check of the Python code; make format applies ruff and scalafmt"
 	@echo "make demo           start the local emulator and run the demo pipeline"
 	@echo "make bench          benchmarks (BENCH_QUICK=1 short run); make bench-smoke: the harness's smoke test"
 	@echo "make build          the two shaded jars: spark-kinesis_2.13 (Spark 4.x) and spark-kinesis_2.12 (Spark 3.5)"
@@ -90,21 +90,23 @@ python-options:
 # One sbt run: unit tests (both Spark lines), the published artifacts (the --packages tests need them), then the
 # integration tests (Spark 4); then the Python tests on PySpark 4 and the Spark 3.5 round trip on PySpark 3.5.
 test: deps $(VENV)/.bench-installed lint
-	SPARK_HOME=$(PYSPARK_HOME) $(SBT) connector/test connectorSpark35/test connector/publishM2 connectorSpark35/publishM2 \
+	SPARK_HOME=$(PYSPARK_HOME) $(SBT) scalafmtCheckAll connector/test connectorSpark35/test connector/publishM2 connectorSpark35/publishM2 \
 	  $(SIMULATOR_SBT) integrationTests/test < /dev/null
 	$(MAKE) python-jar
 	$(VENV)/bin/mypy --strict python/pyspark_kinesis
 	$(PY) -m pytest -q
 	$(MAKE) python-test-spark35
 
-# Python lint and formatting (ruff.toml): checked by `make test`, applied by `make format`.
+# Python lint and formatting (ruff.toml): checked by `make test`, applied by `make format` (with Scala's scalafmt;
+# `make test` checks Scala's formatting in its sbt run, scalafmtCheckAll).
 lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 
-format: $(VENV)/.installed
+format: $(VENV)/.installed $(SBT_LAUNCHER)
 	$(VENV)/bin/ruff check --fix .
 	$(VENV)/bin/ruff format .
+	$(SBT) scalafmtAll < /dev/null
 
 unit-test: $(SBT_LAUNCHER)
 	$(SBT) connector/test connectorSpark35/test < /dev/null
