@@ -400,7 +400,7 @@ def test_without_any_one_action_the_job_fails_naming_it_or_logs_what_it_gives_up
         assert SINK_LIST_SHARDS_WARN in PAGE.read_text(), "docs/security.md no longer quotes the WARN the sink logs"
     elif (name, action) == ("efo-read", "DeregisterStreamConsumer"):
         # The query stops normally; its consumer stays registered, with a WARN.
-        with jvm_warnings(spark, "io.github.sparkkinesis.source.FanOutConsumers") as logged:
+        with jvm_warnings(spark, "io.github.sparkkinesis.source.driver.FanOutConsumers") as logged:
             job.run()
         left = consumers_left(streams)
         kinesis = kinesis_client(streams.endpoint)

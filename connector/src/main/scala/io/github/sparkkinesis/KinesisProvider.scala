@@ -1,10 +1,11 @@
 package io.github.sparkkinesis
 
+import io.github.sparkkinesis.sink.driver.KinesisTableWrites
+import io.github.sparkkinesis.source.SourceConfig
+import io.github.sparkkinesis.source.driver.KinesisScanBuilder
 import java.util
 
 import io.github.sparkkinesis.options.{KinesisOptions, OptionReader, SparkRedaction}
-import io.github.sparkkinesis.sink.KinesisTableWrites
-import io.github.sparkkinesis.source.{KinesisScanBuilder, SourceConfig}
 import org.apache.spark.sql.connector.catalog.{SupportsRead, Table, TableCapability, TableProvider}
 import org.apache.spark.sql.connector.expressions.Transform
 import org.apache.spark.sql.connector.read.ScanBuilder

@@ -1,9 +1,9 @@
 package io.github.sparkkinesis
 
+import io.github.sparkkinesis.source.SourceConfig
 import java.time.Instant
 
 import io.github.sparkkinesis.options.{KinesisOptions, OptionReader}
-import io.github.sparkkinesis.source.SourceConfig
 import org.apache.spark.sql.{DataFrame, SparkSession}
 
 /**

@@ -1,11 +1,11 @@
 package io.github.sparkkinesis
 
+import io.github.sparkkinesis.source.SourceConfig
 import java.time.Instant
 
 import scala.jdk.CollectionConverters._
 
 import io.github.sparkkinesis.options.{KinesisOptionException, KinesisOptions, OptionReader}
-import io.github.sparkkinesis.source.SourceConfig
 import org.scalatest.funsuite.AnyFunSuite
 
 class KinesisSourcesSuite extends AnyFunSuite {

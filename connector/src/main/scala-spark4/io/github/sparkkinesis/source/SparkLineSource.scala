@@ -3,6 +3,7 @@ package io.github.sparkkinesis.source
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.read.PartitionReader
 import org.apache.spark.sql.connector.read.streaming.{ReadLimit, ReadMaxBytes, SupportsRealTimeMode}
+import io.github.sparkkinesis.source.executor.RealTimeReader
 
 /**
  * What the source uses of Spark 4 that Spark 3.5 lacks (the Spark 3.5 build has its own file of this name):

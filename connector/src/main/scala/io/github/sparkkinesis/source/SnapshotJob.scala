@@ -5,6 +5,7 @@ import java.net.InetAddress
 import io.github.sparkkinesis.client.CallCounts
 import org.apache.spark.{Partition, SparkContext, SparkEnv, TaskContext}
 import org.apache.spark.rdd.RDD
+import io.github.sparkkinesis.source.executor.{FeedState, Prefetcher}
 
 /**
  * A shard the next batch may read, from where, and its share of the trigger's read limit; its hash key range

@@ -13,6 +13,7 @@ import io.github.sparkkinesis.client.ConnectionConfig
 import io.github.sparkkinesis.options.{DatabricksOptions, KinesisOption, KinesisOptionException, OptionReader}
 import io.github.sparkkinesis.options.KinesisOptions
 import io.github.sparkkinesis.options.KinesisOptions._
+import io.github.sparkkinesis.source.driver.FanOutConsumers
 
 /** Where a query starts, for shards its checkpoint does not know yet. */
 sealed trait InitialPosition extends Serializable

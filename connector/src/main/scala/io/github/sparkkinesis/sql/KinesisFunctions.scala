@@ -1,8 +1,8 @@
 package io.github.sparkkinesis.sql
 
+import io.github.sparkkinesis.source.SourceConfig
 import io.github.sparkkinesis.KinesisProvider
 import io.github.sparkkinesis.options.{OptionReader, SparkRedaction}
-import io.github.sparkkinesis.source.SourceConfig
 import org.apache.spark.sql.catalyst.FunctionIdentifier
 import org.apache.spark.sql.catalyst.expressions.{Expression, ExpressionInfo}
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan

@@ -1,11 +1,11 @@
 package io.github.sparkkinesis.sql
 
 import io.github.sparkkinesis.client.{KinesisClientFactory, ShardListing}
-import io.github.sparkkinesis.source.ShardDiscovery
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.types.{BooleanType, StringType, StructField, StructType}
 import org.apache.spark.unsafe.types.UTF8String
 import software.amazon.awssdk.services.kinesis.model.{ResourceNotFoundException, Shard}
+import io.github.sparkkinesis.source.ShardDiscovery
 
 /**
  * The rows of `kinesis_shards`: one per shard as ListShards returns it. Hash keys are 128-bit, beyond any Spark

@@ -3,6 +3,8 @@ package io.github.sparkkinesis.source
 import io.github.sparkkinesis.options.{KinesisOptionException, OptionReader}
 import org.apache.spark.sql.connector.read.streaming.ReadLimit
 import org.scalatest.funsuite.AnyFunSuite
+import io.github.sparkkinesis.source.driver.FetchPlanner
+import io.github.sparkkinesis.source.executor.KinesisPartitionReaderFactory
 
 /** Spark 3.5's side of what the two Spark lines do differently: Spark 4-only features are refused, never ignored. */
 class SparkLineSourceSuite extends AnyFunSuite {

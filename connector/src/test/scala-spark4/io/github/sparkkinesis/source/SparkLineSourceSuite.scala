@@ -3,6 +3,7 @@ package io.github.sparkkinesis.source
 import io.github.sparkkinesis.options.OptionReader
 import org.apache.spark.sql.connector.read.streaming.ReadLimit
 import org.scalatest.funsuite.AnyFunSuite
+import io.github.sparkkinesis.source.driver.FetchPlanner
 
 /** Spark 4's side of what the two Spark lines do differently (the Spark 3.5 build has its own suite of this name). */
 class SparkLineSourceSuite extends AnyFunSuite {

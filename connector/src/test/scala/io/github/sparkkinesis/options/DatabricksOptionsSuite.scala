@@ -1,9 +1,9 @@
 package io.github.sparkkinesis.options
 
+import io.github.sparkkinesis.source.{InitialPosition, SourceConfig}
 import java.time.Instant
 
 import io.github.sparkkinesis.client.CredentialsConfig
-import io.github.sparkkinesis.source.{InitialPosition, SourceConfig}
 import org.scalatest.funsuite.AnyFunSuite
 
 /** SPEC §2: every option of Databricks' Kinesis connector is honoured or refused, none silently ignored. */

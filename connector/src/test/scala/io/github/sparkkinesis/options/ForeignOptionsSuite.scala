@@ -1,10 +1,10 @@
 package io.github.sparkkinesis.options
 
+import io.github.sparkkinesis.sink.SinkConfig
+import io.github.sparkkinesis.source.{InitialPosition, SourceConfig}
 import java.time.{Duration, Instant}
 
 import io.github.sparkkinesis.client.CredentialsConfig
-import io.github.sparkkinesis.sink.SinkConfig
-import io.github.sparkkinesis.source.{InitialPosition, SourceConfig}
 import org.scalatest.funsuite.AnyFunSuite
 
 /**

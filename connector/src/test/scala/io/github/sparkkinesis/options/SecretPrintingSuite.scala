@@ -1,13 +1,13 @@
 package io.github.sparkkinesis.options
 
+import io.github.sparkkinesis.sink.SinkConfig
+import io.github.sparkkinesis.source.SourceConfig
 import java.util.regex.Pattern
 
 import scala.jdk.CollectionConverters._
 
 import io.github.sparkkinesis.{KinesisSinks, KinesisSources}
 import io.github.sparkkinesis.client.CredentialsConfig
-import io.github.sparkkinesis.sink.SinkConfig
-import io.github.sparkkinesis.source.SourceConfig
 import org.scalatest.funsuite.AnyFunSuite
 
 /** Every secret option of the table, set to a marker: `options()` keeps it, every printed form hides it. */

@@ -10,6 +10,7 @@ import scala.util.Random
 import org.scalatest.funsuite.AnyFunSuite
 import software.amazon.awssdk.core.SdkBytes
 import software.amazon.awssdk.services.kinesis.model.{PutRecordsRequestEntry, PutRecordsResultEntry}
+import io.github.sparkkinesis.sink.executor.{FlowController, Outgoing, PendingRecord, SendLanes, SendPacer, ShardMap}
 
 /**
  * The flow controllers in closed loop with a model of Kinesis shards (token buckets holding one second of quota,

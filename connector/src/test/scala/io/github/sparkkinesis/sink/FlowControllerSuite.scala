@@ -1,6 +1,13 @@
 package io.github.sparkkinesis.sink
 
 import org.scalatest.funsuite.AnyFunSuite
+import io.github.sparkkinesis.sink.executor.{
+  AimdFlowController,
+  FixedFlowController,
+  FlowController,
+  LadderFlowController,
+  RateFlowController
+}
 
 class FlowControllerSuite extends AnyFunSuite {
   private val Ms = 1000000L

@@ -1,11 +1,13 @@
 package io.github.sparkkinesis.sink
 
+import io.github.sparkkinesis.sink.executor.{KplAggregate, UserEntry}
+import io.github.sparkkinesis.source.ShardKey
+import io.github.sparkkinesis.source.executor.KplDeaggregator
 import java.security.MessageDigest
 
 import scala.collection.mutable.ArrayBuffer
 
 import com.google.protobuf.{CodedInputStream, WireFormat}
-import io.github.sparkkinesis.source.{KplDeaggregator, ShardKey}
 import org.scalatest.funsuite.AnyFunSuite
 
 class KplAggregateSuite extends AnyFunSuite {

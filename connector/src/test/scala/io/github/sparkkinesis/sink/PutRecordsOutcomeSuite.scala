@@ -8,6 +8,7 @@ import io.github.sparkkinesis.client.{RetryBackoff, RetryConfig}
 import org.scalatest.funsuite.AnyFunSuite
 import software.amazon.awssdk.core.SdkBytes
 import software.amazon.awssdk.services.kinesis.model.PutRecordsRequestEntry
+import io.github.sparkkinesis.sink.executor.{PendingRecord, PutRecordsOutcome}
 
 /** Every way a PutRecords response can end for its records: stored, resent, or the write fails with the SPEC message. */
 class PutRecordsOutcomeSuite extends AnyFunSuite {

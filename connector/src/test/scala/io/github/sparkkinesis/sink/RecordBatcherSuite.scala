@@ -5,6 +5,7 @@ import scala.jdk.CollectionConverters._
 import org.scalatest.funsuite.AnyFunSuite
 import software.amazon.awssdk.core.SdkBytes
 import software.amazon.awssdk.services.kinesis.model.PutRecordsRequestEntry
+import io.github.sparkkinesis.sink.executor.{PendingRecord, RecordBatcher}
 
 class RecordBatcherSuite extends AnyFunSuite {
   private def record(key: String, size: Int, tag: String = ""): PendingRecord = {

@@ -8,6 +8,7 @@ import scala.jdk.CollectionConverters._
 import org.scalatest.funsuite.AnyFunSuite
 import software.amazon.awssdk.core.SdkBytes
 import software.amazon.awssdk.services.kinesis.model.{PutRecordsRequestEntry, PutRecordsResultEntry}
+import io.github.sparkkinesis.sink.executor.{Outgoing, PendingRecord, RecordBatcher, SendPacer, ShardMap}
 
 /** The pacer's decisions in virtual time, against a two-shard map: what may go, what waits, who hears what. */
 class SendPacerSuite extends AnyFunSuite {

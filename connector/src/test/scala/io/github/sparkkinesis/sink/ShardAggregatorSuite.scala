@@ -1,11 +1,13 @@
 package io.github.sparkkinesis.sink
 
+import io.github.sparkkinesis.sink.executor.{KplAggregate, PendingRecord, ShardAggregator, ShardMap, UserEntry}
+import io.github.sparkkinesis.source.ShardKey
+import io.github.sparkkinesis.source.executor.KplDeaggregator
 import java.math.BigInteger
 
 import scala.collection.mutable.ArrayBuffer
 import scala.jdk.CollectionConverters._
 
-import io.github.sparkkinesis.source.{KplDeaggregator, ShardKey}
 import org.scalatest.funsuite.AnyFunSuite
 
 class ShardAggregatorSuite extends AnyFunSuite {

@@ -6,6 +6,7 @@ import java.security.MessageDigest
 import org.scalatest.funsuite.AnyFunSuite
 import software.amazon.awssdk.core.SdkBytes
 import software.amazon.awssdk.services.kinesis.model.PutRecordsRequestEntry
+import io.github.sparkkinesis.sink.executor.ShardMap
 
 class ShardMapSuite extends AnyFunSuite {
   private val Top = BigInteger.ONE.shiftLeft(128)

@@ -3,6 +3,7 @@ package io.github.sparkkinesis.sink
 import io.github.sparkkinesis.options.{KinesisOptionException, OptionReader}
 import org.apache.spark.sql.types._
 import org.scalatest.funsuite.AnyFunSuite
+import io.github.sparkkinesis.sink.executor.KinesisDataWriter
 
 /** Input columns and sink options are checked before anything is sent (SPEC §3, §5). */
 class SinkInputSuite extends AnyFunSuite {

@@ -4,6 +4,7 @@ import scala.jdk.CollectionConverters._
 
 import org.apache.spark.sql.connector.write.WriterCommitMessage
 import org.scalatest.funsuite.AnyFunSuite
+import io.github.sparkkinesis.sink.driver.SinkProgress
 
 class SinkProgressSuite extends AnyFunSuite {
   test("a streaming query's progress shows the totals of the last committed micro-batch only") {

@@ -2,6 +2,7 @@ package io.github.sparkkinesis.source
 
 import org.scalatest.funsuite.AnyFunSuite
 import software.amazon.awssdk.services.kinesis.model.{Consumer, ConsumerStatus}
+import io.github.sparkkinesis.source.driver.ConsumerLimit
 
 /** A LimitExceededException for RegisterStreamConsumer: the stream's consumer limit, or a rate to wait out. */
 class ConsumerLimitSuite extends AnyFunSuite {

@@ -7,6 +7,7 @@ import io.github.sparkkinesis.source.ShardPosition._
 import org.scalatest.funsuite.AnyFunSuite
 import software.amazon.awssdk.core.SdkBytes
 import software.amazon.awssdk.services.kinesis.model.{GetRecordsResponse, Record}
+import io.github.sparkkinesis.source.executor.ShardReader
 
 /** The loss rules that need no Kinesis: a trimmed resume record, and shards that expired unread. */
 class DataLossSuite extends AnyFunSuite {

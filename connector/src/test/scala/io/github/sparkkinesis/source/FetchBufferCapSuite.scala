@@ -1,6 +1,7 @@
 package io.github.sparkkinesis.source
 
 import org.scalatest.funsuite.AnyFunSuite
+import io.github.sparkkinesis.source.executor.{FetchBufferCap, Prefetcher}
 
 /** `fetchBufferSize` as an executor can hold it: Databricks' 20gb default must not be taken literally. */
 class FetchBufferCapSuite extends AnyFunSuite {

@@ -2,6 +2,7 @@ package io.github.sparkkinesis.source
 
 import org.apache.spark.sql.connector.read.streaming.ReadLimit
 import org.scalatest.funsuite.AnyFunSuite
+import io.github.sparkkinesis.source.driver.FetchPlanner
 
 class FetchPlannerSuite extends AnyFunSuite {
   private val space = FetchPlanner.HashSpace

@@ -1,9 +1,10 @@
 package io.github.sparkkinesis.source
 
+import io.github.sparkkinesis.sink.executor.{KplAggregate, UserEntry}
+import io.github.sparkkinesis.source.executor.{KplDeaggregator, RecordBlock, ShardReader}
 import java.nio.charset.StandardCharsets.UTF_8
 import java.time.Instant
 
-import io.github.sparkkinesis.sink.{KplAggregate, UserEntry}
 import io.github.sparkkinesis.source.ShardPosition._
 import org.scalatest.funsuite.AnyFunSuite
 import software.amazon.awssdk.core.SdkBytes

@@ -2,6 +2,7 @@ package io.github.sparkkinesis.source
 
 import io.github.sparkkinesis.source.ShardPosition._
 import org.scalatest.funsuite.AnyFunSuite
+import io.github.sparkkinesis.source.executor.{RecordBlock, SequenceNumbers, UserRecord}
 
 class OffsetJsonSuite extends AnyFunSuite {
   private val offset = KinesisSourceOffset(Map(

@@ -2,6 +2,7 @@ package io.github.sparkkinesis.source
 
 import io.github.sparkkinesis.source.ShardPosition._
 import org.scalatest.funsuite.AnyFunSuite
+import io.github.sparkkinesis.source.driver.FetchPlanner
 
 /** Which shards an offset keeps across resharding and expiry ([[FetchPlanner.nextOffset]]). */
 class OffsetPruningSuite extends AnyFunSuite {

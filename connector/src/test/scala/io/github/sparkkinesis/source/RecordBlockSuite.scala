@@ -6,6 +6,7 @@ import java.security.MessageDigest
 import com.google.protobuf.CodedOutputStream
 import io.github.sparkkinesis.source.ShardPosition._
 import org.scalatest.funsuite.AnyFunSuite
+import io.github.sparkkinesis.source.executor.{KplDeaggregator, RecordBlock, UserRecord}
 
 /** The compact form buffered records take: what goes in comes out, positions compare as numbers, views share. */
 class RecordBlockSuite extends AnyFunSuite {

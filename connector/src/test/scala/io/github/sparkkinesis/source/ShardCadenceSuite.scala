@@ -1,6 +1,7 @@
 package io.github.sparkkinesis.source
 
 import org.scalatest.funsuite.AnyFunSuite
+import io.github.sparkkinesis.source.executor.{ArrivalClock, ShardCadence}
 
 /** When a regular shard's next record is due, and Kinesis' clock as the JVM sees it. */
 class ShardCadenceSuite extends AnyFunSuite {

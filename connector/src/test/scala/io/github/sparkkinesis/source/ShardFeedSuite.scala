@@ -4,6 +4,16 @@ import io.github.sparkkinesis.client.CallTally
 import io.github.sparkkinesis.options.OptionReader
 import io.github.sparkkinesis.source.ShardPosition._
 import org.scalatest.funsuite.AnyFunSuite
+import io.github.sparkkinesis.source.executor.{
+  BufferedPart,
+  CallPlan,
+  FeedState,
+  Poll,
+  PollingFetcher,
+  RecordBlock,
+  ShardFeed,
+  UserRecord
+}
 
 /** The feed's bookkeeping: what a snapshot may plan, what a commit frees, what a batch task finds buffered. */
 class ShardFeedSuite extends AnyFunSuite {

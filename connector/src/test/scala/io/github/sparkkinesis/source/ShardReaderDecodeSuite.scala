@@ -6,6 +6,7 @@ import io.github.sparkkinesis.source.ShardPosition._
 import org.scalatest.funsuite.AnyFunSuite
 import software.amazon.awssdk.core.SdkBytes
 import software.amazon.awssdk.services.kinesis.model.{GetRecordsResponse, Record}
+import io.github.sparkkinesis.source.executor.{Poll, ShardReader}
 
 /** A GetRecords answer turned into the user records a reader has not read yet. */
 class ShardReaderDecodeSuite extends AnyFunSuite {

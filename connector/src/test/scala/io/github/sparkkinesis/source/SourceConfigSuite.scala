@@ -3,6 +3,7 @@ package io.github.sparkkinesis.source
 import io.github.sparkkinesis.options.{KinesisOptionException, OptionReader}
 import io.github.sparkkinesis.source.ShardPosition._
 import org.scalatest.funsuite.AnyFunSuite
+import io.github.sparkkinesis.source.driver.FanOutConsumers
 
 class SourceConfigSuite extends AnyFunSuite {
   private def config(kv: (String, String)*) =

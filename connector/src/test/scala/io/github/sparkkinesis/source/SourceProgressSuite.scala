@@ -3,6 +3,8 @@ package io.github.sparkkinesis.source
 import io.github.sparkkinesis.client.CallCounts
 import io.github.sparkkinesis.source.ShardPosition._
 import org.scalatest.funsuite.AnyFunSuite
+import io.github.sparkkinesis.source.driver.SourceProgress
+import io.github.sparkkinesis.source.executor.FeedState
 
 /** Call counts in progress reports: idle snapshots add up until a batch reports them, then counting starts over. */
 class SourceProgressSuite extends AnyFunSuite {

@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets.UTF_8
 import io.github.sparkkinesis.RowLayout
 import io.github.sparkkinesis.options.OptionReader
 import org.scalatest.funsuite.AnyFunSuite
+import io.github.sparkkinesis.source.executor.{RecordBlock, SourceRow, UserRecord}
 
 /** The partition readers' row, filled by ordinal for either layout. */
 class SourceRowSuite extends AnyFunSuite {

@@ -7,9 +7,9 @@ import java.util.concurrent.ConcurrentLinkedQueue
 import scala.jdk.CollectionConverters._
 
 import com.fasterxml.jackson.databind.ObjectMapper
-import io.github.sparkkinesis.source.Prefetcher
 import org.apache.spark.SparkEnv
 import org.apache.spark.sql.{DataFrame, SparkSession}
+import io.github.sparkkinesis.source.executor.Prefetcher
 
 /**
  * Run by SourceClusterSuite through spark-submit on `local-cluster[2,1,1024]`: writes records with the sink, reads

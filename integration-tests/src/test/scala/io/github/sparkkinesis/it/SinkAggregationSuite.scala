@@ -5,7 +5,8 @@ import java.security.MessageDigest
 
 import scala.jdk.CollectionConverters._
 
-import io.github.sparkkinesis.source.{KplDeaggregator, ShardKey}
+import io.github.sparkkinesis.source.ShardKey
+import io.github.sparkkinesis.source.executor.KplDeaggregator
 import org.apache.spark.sql.{DataFrame, Encoders, SaveMode}
 import org.apache.spark.sql.execution.streaming.runtime.MemoryStream
 import org.apache.spark.sql.functions._

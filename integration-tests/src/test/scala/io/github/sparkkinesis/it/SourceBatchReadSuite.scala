@@ -1,8 +1,8 @@
 package io.github.sparkkinesis.it
 
-import io.github.sparkkinesis.source.FetchPlanner
 import org.apache.spark.sql.DataFrame
 import org.scalatest.funsuite.AnyFunSuite
+import io.github.sparkkinesis.source.driver.FetchPlanner
 
 /** `spark.read.format("kinesis")`: a bounded range, from initialPosition to the tip seen when the read is planned. */
 class SourceBatchReadSuite extends AnyFunSuite with SourceTest {

@@ -5,11 +5,11 @@ import java.util.concurrent.atomic.{AtomicBoolean, AtomicLong}
 
 import scala.jdk.CollectionConverters._
 
-import io.github.sparkkinesis.source.Prefetcher
 import org.apache.spark.sql.DataFrame
 import org.apache.spark.sql.streaming.Trigger
 import org.scalatest.exceptions.TestFailedException
 import org.scalatest.funsuite.AnyFunSuite
+import io.github.sparkkinesis.source.executor.Prefetcher
 
 /**
  * The read engine (executors prefetch continuously into a bounded buffer) against the simulator: the buffer bound

@@ -4,10 +4,10 @@ import java.time.{Duration, Instant}
 
 import scala.jdk.CollectionConverters._
 
-import io.github.sparkkinesis.source.FetchPlanner
 import org.apache.spark.sql.streaming.{StreamingQuery, Trigger}
 import org.scalatest.funsuite.AnyFunSuite
 import software.amazon.awssdk.services.kinesis.model._
+import io.github.sparkkinesis.source.driver.FetchPlanner
 
 /**
  * `consumerMode=efo` against the simulator speaking SubscribeToShard over HTTP/2: the consumer's lifecycle, every

@@ -3,9 +3,9 @@ package io.github.sparkkinesis.it
 import java.nio.file.{Files, Paths}
 import java.time.Duration
 
-import io.github.sparkkinesis.source.FetchPlanner
 import org.apache.spark.sql.streaming.Trigger
 import org.scalatest.funsuite.AnyFunSuite
+import io.github.sparkkinesis.source.driver.FetchPlanner
 
 /** Each initial position on a 4-shard stream, checked against what the producer put. */
 class SourceInitialPositionSuite extends AnyFunSuite with SourceTest {

@@ -2,8 +2,8 @@ package io.github.sparkkinesis.it
 
 import java.nio.file.{Files, Paths}
 
-import io.github.sparkkinesis.source.FetchPlanner
 import org.scalatest.funsuite.AnyFunSuite
+import io.github.sparkkinesis.source.driver.FetchPlanner
 
 /**
  * The driver can die at any point of a batch. Each test runs a query, rewinds its checkpoint to what a crash at

@@ -6,10 +6,10 @@ import java.util.concurrent.atomic.AtomicBoolean
 
 import scala.jdk.CollectionConverters._
 
-import io.github.sparkkinesis.source.FetchPlanner
 import org.apache.spark.sql.DataFrame
 import org.apache.spark.sql.streaming.Trigger
 import org.scalatest.funsuite.AnyFunSuite
+import io.github.sparkkinesis.source.driver.FetchPlanner
 
 /**
  * Where `Trigger.AvailableNow` and batch reads end (docs/design/offsets.md, "The tip seen at start"): on Kinesis'

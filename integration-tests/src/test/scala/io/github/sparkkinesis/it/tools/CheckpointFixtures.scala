@@ -13,7 +13,7 @@ import scala.sys.process._
 
 import com.fasterxml.jackson.databind.{JsonNode, ObjectMapper}
 import io.github.sparkkinesis.it.{KinesisSimulator, PutRecordResult, TempDirs, TestEnv, TestKinesis, Wait}
-import io.github.sparkkinesis.sink.{KplAggregate, UserEntry}
+import io.github.sparkkinesis.sink.executor.{KplAggregate, UserEntry}
 import org.apache.spark.sql.{DataFrame, Row, SparkSession}
 import org.apache.spark.sql.streaming.{StreamingQuery, Trigger}
 import software.amazon.awssdk.core.SdkBytes

@@ -1,0 +1,296 @@
+package io.github.sparkkinesis.source
+package driver
+
+import java.util.{Optional, UUID}
+
+import scala.jdk.CollectionConverters._
+
+import io.github.sparkkinesis.options.KinesisOptionException
+import io.github.sparkkinesis.options.KinesisOptions.{
+  MaxBytesPerTrigger,
+  MaxRecordsPerShardPerTrigger,
+  MaxRecordsPerTrigger
+}
+import io.github.sparkkinesis.source.ShardPosition._
+import org.apache.spark.SparkContext
+import org.apache.spark.internal.Logging
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.connector.read.{InputPartition, PartitionReaderFactory}
+import org.apache.spark.sql.connector.read.streaming._
+import io.github.sparkkinesis.source.executor.{KinesisPartitionReaderFactory, Prefetcher}
+
+/**
+ * The streaming source. Executors prefetch their shards continuously ([[Prefetcher]]); `latestOffset` takes a
+ * snapshot of what they hold and plans exactly that (docs/design/offsets.md), so the offset log says what each
+ * batch holds and the batch's tasks, placed where the records are, read them from memory.
+ */
+final class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: String)
+  extends MicroBatchStream with SupportsTriggerAvailableNow with SparkLineSource.RealTimeMode with ReportsSourceMetrics
+  with Logging {
+
+  import KinesisMicroBatchStream._
+
+  private val sourceId = UUID.randomUUID().toString
+  private val discovery = new ShardDiscovery(config)
+  private val planner = new FetchPlanner(config, discovery)
+  private val progress = new SourceProgress(SourceProgress.modeOf(config), config.streams.size)
+  /** `Trigger.AvailableNow`: when the run started (this JVM's clock), and where its feeds stop (see [[RunEnd]]). */
+  private var availableNowStart: Option[Long] = None
+  private var runEnd: Option[RunEnd] = None
+  private def availableNow = availableNowStart.isDefined
+  private var lastAdvanced = true
+  private var lastBehind = false
+  private var lastSnapshotNanos = 0L
+  private val signal = new DriverSignal(sourceId)
+  /** Signals counted when the last snapshot started, and whether every executor of that snapshot signals. */
+  private var signalsSeen = 0L
+  private var executorsSignal = false
+  /** The shards the last snapshot read, sorted as `readableShards` gives them (often the very same instance). */
+  private var lastReadable: Seq[ShardKey] = Nil
+  /** Where each shard is prefetched: its snapshot and batch tasks go there. */
+  private var owners = Map.empty[ShardKey, String]
+  /** The groups behind the last offset returned: the batch's tasks are cut exactly as the snapshot's were. */
+  private var lastPlan: Option[(KinesisSourceOffset, Seq[Seq[ShardKey]])] = None
+
+  /** `consumerMode=efo`: this query's consumers, resolved before the first snapshot (see [[readConfig]]). */
+  private val consumers = config.fanOut.map(new FanOutConsumers(config, _, derivedConsumerName(checkpointLocation)))
+  @volatile private var resolved: Option[SourceConfig] = None
+
+  /** Real-time mode (`Trigger.RealTime`): tasks read until Spark ends the batch; see [[RealTimeReader]]. */
+  @volatile private var realTime = false
+  /** The start of the real-time batch running: its end is this moved on by what the tasks read. */
+  private var realTimeStart: Option[KinesisSourceOffset] = None
+
+  @volatile private var initial: Option[KinesisSourceOffset] = None
+  @volatile private var context: Option[SparkContext] = None
+
+  /** Spark asks again on every trigger until a first batch runs: the checkpoint's file is read once. */
+  override def initialOffset(): Offset = synchronized {
+    initial.getOrElse {
+      val offset =
+        new InitialOffsetStore(checkpointLocation).getOrCreate(planner.initialOffset(System.currentTimeMillis()))
+      initial = Some(offset)
+      offset
+    }
+  }
+
+  /**
+   * "Nothing new". Before the first batch Spark runs a batch whenever the source returns any offset (nothing is
+   * committed to compare it with), so there the answer is null: an idle stream gets no empty first batch.
+   */
+  private def unchanged(start: KinesisSourceOffset): Offset = if (initial.contains(start)) null else start
+
+  override def latestOffset(): Offset =
+    throw new UnsupportedOperationException("the Kinesis source is read with latestOffset(start, limit)")
+
+  override def getDefaultReadLimit: ReadLimit = {
+    val limits =
+      config.maxRecordsPerTrigger.map(ReadLimit.maxRows).toSeq ++ config.maxBytesPerTrigger.map(SparkLineSource.maxBytes)
+    limits match {
+      case Seq() => ReadLimit.allAvailable()
+      case Seq(one) => one
+      case many => ReadLimit.compositeLimit(many.toArray)
+    }
+  }
+
+  override def prepareForTriggerAvailableNow(): Unit = {
+    availableNowStart = Some(System.currentTimeMillis())
+    // The run reads shards as a listing made after its start shows them (a closed one to its end).
+    discovery.invalidate()
+    logInfo("Trigger.AvailableNow: reading each shard up to the tip its first read after the start finds, or a " +
+      "record that surely arrived after the start")
+  }
+
+  /** The options as executors read with them: with the ARNs of the enhanced fan-out consumers, once ACTIVE. */
+  private def readConfig: SourceConfig = synchronized {
+    resolved.getOrElse {
+      val withArns = (consumers, config.fanOut) match {
+        case (Some(c), Some(fanOut)) =>
+          val arns = c.resolve()
+          progress.registeredConsumers(arns.size)
+          config.copy(fanOut = Some(fanOut.copy(consumerArns = arns)), realTime = realTime)
+        case _ => config.copy(realTime = realTime)
+      }
+      resolved = Some(withArns)
+      withArns
+    }
+  }
+
+  override def latestOffset(startOffset: Offset, limit: ReadLimit): Offset = {
+    val start = KinesisSourceOffset.from(startOffset)
+    // Real-time batches are planned from their start alone and end where their tasks got to (mergeOffsets).
+    if (realTime) return start
+    planner.checkStreams(start)
+    val readable = planner.readableShards(start)
+    // After a listing made since the start: its answers' dates bound Kinesis' clock at the start.
+    if (runEnd.isEmpty) runEnd = availableNowStart.map(RunEnd.startedAt(_, discovery.clock))
+    if (readable.isEmpty) return unchanged(start)
+    val listening = signal.open()
+    // Idle (the last snapshot found nothing): no Spark job until an executor signals a change, the shards change,
+    // or IdleSnapshotInterval passes (feeds are kept alive and metrics refreshed). A trigger waits IdleTriggerWait
+    // for a signal, then reports nothing new. Without signals, a snapshot waits on the executors (IdleWait).
+    val idle = !lastAdvanced && !availableNow && executorsSignal &&
+      ((readable eq lastReadable) || readable == lastReadable)
+    val periodic = idle && System.nanoTime() - lastSnapshotNanos >= IdleSnapshotInterval.toNanos
+    if (idle && !periodic && !signal.awaitAfter(signalsSeen, IdleTriggerWait.toNanos)) return unchanged(start)
+    signalsSeen = signal.count
+
+    val (shareOfRecords, maxBytes) = FetchPlanner.budgets(limit, readable.size)
+    val maxRecords = config.maxRecordsPerShardPerTrigger.fold(shareOfRecords)(math.min(_, shareOfRecords))
+    val shards = discovery.shards()
+    val requests =
+      readable.map(k => SnapshotRequest.of(shards, k, start.get(k).getOrElse(TrimHorizon), maxRecords, maxBytes))
+    val groups = planner.groups(requests, owners)
+    val sc = SparkSession.active.sparkContext
+    context = Some(sc)
+    // A catch-up (the last snapshot saw shards behind their tip) gathers for up to CatchUpBatch since that snapshot.
+    val fill = if (!lastBehind) 0L else math.max(0L, CatchUpBatch.toNanos - (System.nanoTime() - lastSnapshotNanos))
+    val feedConfig = readConfig
+    def snapshot(linger: Long) = SnapshotJob.run(
+      sc,
+      SnapshotSpec(
+        sourceId,
+        feedConfig,
+        runEnd,
+        SnapshotWait(linger, untilCaughtUp = false, fill),
+        driverListens = listening),
+      groups,
+      if (periodic) "periodic, idle stream" else ""
+    )
+    val linger = if (lastAdvanced || executorsSignal) 0L else IdleWait.toNanos
+    var (snapshots, stats) = snapshot(linger)
+    // AvailableNow ends at the first batch with nothing new: "nothing" must mean every shard reached the tip it
+    // ends at, never that reads were slow or throttled.
+    while (availableNow && !snapshots.exists(_.advanced) && !snapshots.forall(_.state.caughtUp)) {
+      val next = snapshot(IdleWait.toNanos)
+      snapshots = next._1
+      stats = next._2
+    }
+    lastAdvanced = snapshots.exists(_.advanced)
+    lastBehind = snapshots.exists(_.state.millisBehindLatest.exists(_ > CatchUpBehindMillis))
+    lastSnapshotNanos = System.nanoTime()
+    lastReadable = readable
+    executorsSignal = listening && stats.nonEmpty && stats.forall(_.signalsDriver)
+    owners ++= snapshots.map(s => s.key -> s.location)
+    progress.record(snapshots, stats)
+    if (snapshots.exists(_.last == ShardEnd)) discovery.invalidate()
+    if (!lastAdvanced) unchanged(start)
+    else {
+      val end = planner.endOffset(start, snapshots.filter(_.advanced).map(s => s.key -> s.last))
+      lastPlan = Some(end -> groups.map(_._1.map(_.key)))
+      end
+    }
+  }
+
+  override def planInputPartitions(startOffset: Offset, endOffset: Offset): Array[InputPartition] = {
+    val start = KinesisSourceOffset.from(startOffset)
+    val end = KinesisSourceOffset.from(endOffset)
+    val shards = discovery.shards()
+    val ranges = end.positions.toSeq.sortBy(_._1).flatMap { case (key, to) =>
+      val from = start.get(key).getOrElse(TrimHorizon)
+      ShardRange.planned(key, from, to, shards.get(key).map(_.hashKeys))
+    }
+    val grouped = lastPlan.filter(_._1 == end) match {
+      case Some((_, groups)) =>
+        val byKey = ranges.map(r => r.key -> r).toMap
+        groups.map(_.flatMap(byKey.get)).filter(_.nonEmpty)
+      case None => planner.taskGroups(ranges)(_.key) // a batch planned before a restart: nothing is buffered yet
+    }
+    grouped.map { group =>
+      KinesisInputPartition(sourceId, readConfig, group, FetchPlanner.ownerOf(group.map(_.key), owners)): InputPartition
+    }.toArray
+  }
+
+  override def prepareForRealTimeMode(): Unit = synchronized {
+    // Admission control has nothing to limit in a batch that reads for as long as it lasts.
+    Seq(
+      MaxRecordsPerTrigger -> config.maxRecordsPerTrigger,
+      MaxRecordsPerShardPerTrigger -> config.maxRecordsPerShardPerTrigger,
+      MaxBytesPerTrigger -> config.maxBytesPerTrigger
+    )
+      .collectFirst { case (option, Some(v)) =>
+        throw new KinesisOptionException(s"Option '${option.key}' ($v) does not apply in real-time mode, where a " +
+          s"batch reads for as long as its trigger's duration: remove '${option.key}', or use a processing-time trigger.")
+      }
+    realTime = true
+    resolved = None
+    logInfo(
+      s"Real-time mode: tasks read their shards for the whole batch; idle shards are polled every ${config.copy(realTime = true).idlePollCap}")
+  }
+
+  /** A real-time batch: every shard readable from `startOffset`, grouped into tasks as the snapshots would be. */
+  override def planInputPartitions(startOffset: Offset): Array[InputPartition] = {
+    val start = KinesisSourceOffset.from(startOffset)
+    planner.checkStreams(start)
+    synchronized { realTimeStart = Some(start) }
+    SparkSession.getActiveSession.foreach(s => context = Some(s.sparkContext))
+    val feedConfig = readConfig
+    val shards = discovery.shards()
+    planner.taskGroups(planner.readableShards(start))(identity).map { group =>
+      RealTimeInputPartition(
+        sourceId,
+        feedConfig,
+        group.map(k => k -> start.get(k).getOrElse(TrimHorizon)),
+        FetchPlanner.ownerOf(group, owners),
+        group.flatMap(k => shards.get(k).map(k -> _.hashKeys)).toMap
+      ): InputPartition
+    }.toArray
+  }
+
+  /** The end of a real-time batch: its start moved on by what each task read, as a snapshot would have. */
+  override def mergeOffsets(offsets: Array[PartitionOffset]): Offset = synchronized {
+    val shards = offsets.toSeq.flatMap {
+      case p: RealTimePartitionOffset => p.shards
+      case other => throw new IllegalArgumentException(s"not a Kinesis partition offset: $other")
+    }
+    owners ++= shards.map(s => s.key -> s.location)
+    progress.record(shards, Nil)
+    if (shards.exists(_.last == ShardEnd)) discovery.invalidate()
+    planner.endOffset(
+      realTimeStart.getOrElse(KinesisSourceOffset(Map.empty)),
+      shards.filter(_.advanced).map(s => s.key -> s.last))
+  }
+
+  override def createReaderFactory(): PartitionReaderFactory = KinesisPartitionReaderFactory
+
+  override def deserializeOffset(json: String): Offset = KinesisSourceOffset.fromJson(json)
+
+  override def commit(end: Offset): Unit = ()
+
+  /** The query's buffers are freed now in this JVM, and on the executors that read its shards by a short job. */
+  override def stop(): Unit = {
+    signal.stop()
+    Prefetcher.release(sourceId)
+    val here = SnapshotJob.executorLocation()
+    context.foreach(sc => SnapshotJob.release(sc, sourceId, owners.values.toSeq.distinct.filter(_ != here).sorted))
+    consumers.foreach(_.stop())
+  }
+
+  override def metrics(latestConsumedOffset: Optional[Offset]): java.util.Map[String, String] =
+    progress.metrics(discovery.shards()).asJava
+
+  override def toString: String = s"KinesisMicroBatchStream[${config.streams.mkString(",")}]"
+}
+
+object KinesisMicroBatchStream {
+  /**
+   * The query's id, which its checkpoint keeps across restarts (a restarted query finds its consumer again):
+   * Spark sets it on the query's thread before the sources are made. Else a digest of the checkpoint location.
+   */
+  def derivedConsumerName(checkpointLocation: String): String =
+    Option(SparkSession.active.sparkContext.getLocalProperty(QueryIdProperty)).getOrElse {
+      val digest = java.security.MessageDigest.getInstance("SHA-256").digest(checkpointLocation.getBytes("UTF-8"))
+      digest.take(16).map(b => f"${b & 0xff}%02x").mkString
+    }
+
+  private val QueryIdProperty = "sql.streaming.queryId"
+  /** While nothing arrives and executors cannot signal the driver, how long a snapshot waits on them for records. */
+  val IdleWait: java.time.Duration = java.time.Duration.ofSeconds(1)
+  /** While nothing arrives, how long a trigger waits for an executor's signal before it reports nothing new. */
+  val IdleTriggerWait: java.time.Duration = java.time.Duration.ofMillis(250)
+  /** While nothing arrives, a snapshot job runs at least this often anyway: feeds stay wanted, metrics fresh. */
+  val IdleSnapshotInterval: java.time.Duration = java.time.Duration.ofSeconds(10)
+  /** While shards are behind their tip by more than CatchUpBehindMillis, batches are planned about this often. */
+  val CatchUpBatch: java.time.Duration = java.time.Duration.ofSeconds(1)
+  val CatchUpBehindMillis = 1000L
+}

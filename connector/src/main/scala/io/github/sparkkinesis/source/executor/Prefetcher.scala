@@ -1,0 +1,475 @@
+package io.github.sparkkinesis.source
+package executor
+
+import java.util.concurrent._
+import java.util.concurrent.atomic.AtomicLong
+
+import scala.jdk.CollectionConverters._
+import scala.util.control.NonFatal
+
+import io.github.sparkkinesis.DaemonThreads
+import io.github.sparkkinesis.client.{CallTally, KinesisClientFactory}
+import org.apache.spark.internal.Logging
+
+/**
+ * The executor's read engine: every shard this executor owns is a [[ShardFeed]] read continuously in the
+ * background, between triggers too, within the shard's quota (calls and bytes), into memory bounded by
+ * `fetchBufferSize`. Calls run on fetch threads ([[PollingFetcher]]), at most [[MaxCallsInFlight]] at once per
+ * JVM, so the cost of a trigger follows the data, not the shard count. When the buffer is full, streaming feeds
+ * pause until a commit frees records (backpressure: nothing is dropped).
+ *
+ * A feed nobody asks for any more (its query stopped, its shards moved to another executor) is dropped after
+ * [[AbandonedFloor]], or three times the longest gap between two uses of its query here if that is longer (slow
+ * batches), so a long batch does not cost its read-ahead. A stopping query also asks its executors to drop its
+ * feeds at once (`SnapshotJob.release`).
+ */
+object Prefetcher extends Logging {
+  val MaxCallsInFlight = 32
+  /**
+   * Answers in flight may bring at most 1/32 of the buffer: while decoded they are on the heap several times over,
+   * more than [[ShardFeed.AnswerHeapFactor]] at moments (measured on a 10 KiB-record drain with a 128 MiB buffer,
+   * live heap beyond the buffer: about half the buffer with no share, 88-118 MiB at 1/8, 66 at 1/16 and 1/24,
+   * 23-36 at 1/32, where reads under quota stay at 1.0 of it).
+   */
+  val InFlightShare = 32
+  /** The longest one call may take, retries included, before its feed fails. */
+  val CallTimeout: java.time.Duration = java.time.Duration.ofMinutes(5)
+  val AbandonedFloor: java.time.Duration = java.time.Duration.ofSeconds(30)
+  private val MaxGapNanos = java.time.Duration.ofMinutes(30).toNanos
+  private val AwaitTickNanos = java.time.Duration.ofMillis(20).toNanos
+  /** Where the JVM's grid of idle polls starts ([[ShardFeed.burstAligned]]). */
+  private val BurstOriginNanos = System.nanoTime()
+  /** Kinesis' clock as this JVM sees it, for calls planned on a shard's cadence. */
+  private val arrivalClock = new ArrivalClock()
+
+  private val feeds = new ConcurrentHashMap[(String, ShardKey), ShardFeed]()
+  private val held = new AtomicLong()
+  /** Bytes that calls in flight may bring, counted against the buffer before they are made. */
+  private val reserved = new AtomicLong()
+  /**
+   * Feeds whose pacing allows a call, oldest first; feeds waiting for buffer space, oldest first; the calls
+   * running. Touched on the scheduler thread only.
+   */
+  private val readyToCall = new java.util.ArrayDeque[ShardFeed]()
+  /** Feeds whose records are pushed (enhanced fan-out), ready for their next answer: they take no call slot. */
+  private val pushedReady = new java.util.ArrayDeque[ShardFeed]()
+  private val waitingForMemory = new java.util.ArrayDeque[ShardFeed]()
+  @volatile private var callsInFlight = 0
+  private val reReads = new ConcurrentHashMap[String, AtomicLong]()
+  private val misplaced = new ConcurrentHashMap[String, AtomicLong]()
+  private val tallies = new ConcurrentHashMap[String, CallTally]()
+  private val fanOutTallies = new ConcurrentHashMap[String, FanOutTally]()
+  private val signals = new ConcurrentHashMap[String, Object]()
+  private val changeCounts = new ConcurrentHashMap[String, AtomicLong]()
+  /** Sources whose query stopped (each stream instance has an id of its own), remembered for a while. */
+  private val released = new ConcurrentHashMap[String, java.lang.Long]()
+  private val activity = new ConcurrentHashMap[String, Activity]()
+  /** Per source: how to signal its driver (None: it cannot be reached from here), and whether a change is to be. */
+  private val driverLinks = new ConcurrentHashMap[String, DriverLink]()
+
+  private final class DriverLink(val send: Option[Any => Unit]) {
+    val armed = new java.util.concurrent.atomic.AtomicBoolean(false)
+  }
+
+  /** When a query last used this JVM's feeds, and the longest it went without. */
+  private final class Activity {
+    @volatile var lastNanos: Long = System.nanoTime()
+    @volatile var longestGapNanos: Long = 0L
+    def touch(): Unit = {
+      val now = System.nanoTime()
+      longestGapNanos = math.min(MaxGapNanos, math.max(longestGapNanos, now - lastNanos))
+      lastNanos = now
+    }
+  }
+
+  private lazy val scheduler: ScheduledExecutorService = {
+    val s = DaemonThreads.singleScheduler("kinesis-prefetch")
+    s.scheduleWithFixedDelay(() => evictAbandoned(), 1, 1, TimeUnit.SECONDS)
+    s
+  }
+
+  /** The default `fetchBufferSize`: an eighth of the heap, safe next to Spark's own use of it. */
+  def defaultBufferBytes: Long = Runtime.getRuntime.maxMemory() / 8
+
+  /** The option as this JVM can hold it ([[FetchBufferCap]]), else the default. */
+  def bufferLimit(config: SourceConfig): Long =
+    config.fetchBufferSize.map(FetchBufferCap(_)).getOrElse(defaultBufferBytes)
+
+  /** Bytes of records held in this JVM, all queries together. */
+  def heldBytes: Long = held.get()
+
+  /** The engine's state in a line, for a log or a failing test: what holds memory and call slots (the queue
+   * lengths are read outside the scheduler thread: approximate). */
+  def describe: String =
+    s"feeds=${feeds.size()} heldBytes=${held.get()} reservedBytes=${reserved.get()} callsInFlight=$callsInFlight " +
+      s"readyToCall=${readyToCall.size()} waitingForMemory=${waitingForMemory.size()}"
+
+  /** Calls running now and the bytes they reserved, all queries together. */
+  def callsInFlightNow: Int = callsInFlight
+  def reservedBytes: Long = reserved.get()
+
+  /** Shards read in this JVM, all queries together. */
+  def feedCount: Int = feeds.size()
+
+  /** Shards read in this JVM that have not had an answer yet (a queue of calls longer than the slots serve). */
+  def unansweredFeedCount: Int = feeds.values().asScala.count(!_.hasPolled)
+
+  /**
+   * The feed of `key` for a batch that starts at `from`: the running one when it has reached `from` (what it held
+   * before `from` is dropped: that batch committed), else a new one that starts there. `runEnd`: see
+   * [[RunEnd]]; `hashKeys`: the shard's range, when known (misplaced KPL aggregates are skipped); `closed`: the
+   * listing shows the shard closed.
+   */
+  def feedFor(
+      sourceId: String,
+      config: SourceConfig,
+      key: ShardKey,
+      from: ShardPosition,
+      runEnd: Option[RunEnd],
+      spill: Boolean,
+      hashKeys: Option[HashKeySpan],
+      closed: Boolean = false): ShardFeed = {
+    if (released.containsKey(sourceId)) {
+      // A snapshot task of a query that stopped while it was being scheduled: it must not start reading again.
+      val gone = new ShardFeed(sourceId, key, from, config, runEnd, spill, null)
+      gone.stopped = true
+      return gone
+    }
+    var created: ShardFeed = null
+    var freed = 0L
+    val feed = feeds.compute(
+      (sourceId, key),
+      (_, existing) =>
+        if (existing != null && !existing.stopped && existing.spill == spill &&
+          existing.commit(from).map(f => freed = f).isDefined) existing
+        else {
+          if (existing != null) stop(existing)
+          created = new ShardFeed(
+            sourceId,
+            key,
+            from,
+            config,
+            runEnd,
+            spill,
+            fetcher(sourceId, config, key, from, spill, hashKeys))
+          created
+        }
+    )
+    // Before a new feed's first call is dispatched (below): an answer at a closed shard's tip must not end it.
+    if (closed) feed.markClosed()
+    touch(feed)
+    held.addAndGet(-freed)
+    if (created != null) dispatch(created)
+    if (freed > 0 || created != null) wakeWaitingForMemory()
+    feed
+  }
+
+  /**
+   * How a feed reads: through the query's enhanced fan-out consumer when it has one for the stream, else by
+   * polling. Batch reads poll (a range read once needs no subscription).
+   */
+  private def fetcher(
+      sourceId: String,
+      config: SourceConfig,
+      key: ShardKey,
+      from: ShardPosition,
+      spill: Boolean,
+      hashKeys: Option[HashKeySpan]): ShardFetcher =
+    config.fanOut.flatMap(_.consumerArns.get(key.stream)).filter(_ => !spill) match {
+      case Some(arn) => new FanOutFetcher(
+          KinesisClientFactory.fanOut(config.connection),
+          config,
+          key,
+          arn,
+          from,
+          tallyOf(sourceId),
+          fanOutTallyOf(sourceId),
+          hashKeys)
+      case None =>
+        new PollingFetcher(KinesisClientFactory.sync(config.connection), config, key, from, tallyOf(sourceId), hashKeys)
+    }
+
+  /** The feed of a shard for a batch task, marked as used. */
+  def get(sourceId: String, key: ShardKey): Option[ShardFeed] = Option(feeds.get((sourceId, key))).map { f =>
+    touch(f); f
+  }
+
+  private def touch(feed: ShardFeed): Unit = {
+    feed.touch()
+    activity.computeIfAbsent(feed.sourceId, _ => new Activity).touch()
+  }
+
+  /** The feeds of a source in this JVM. */
+  def feedsOf(sourceId: String): Seq[ShardFeed] = feeds.values().asScala.filter(_.sourceId == sourceId).toSeq
+
+  /** Drops one feed, e.g. a batch read's once its task has its records (a batch read reads each range once). */
+  def drop(sourceId: String, key: ShardKey): Unit = {
+    Option(feeds.remove((sourceId, key))).foreach(stop)
+    wakeWaitingForMemory()
+  }
+
+  /** Drops every feed of a source, e.g. when its query stops. */
+  def release(sourceId: String): Unit = {
+    released.put(sourceId, System.nanoTime())
+    feeds.entrySet().removeIf { e =>
+      val mine = e.getKey._1 == sourceId; if (mine) stop(e.getValue); mine
+    }
+    forget(sourceId)
+    wakeWaitingForMemory()
+  }
+
+  private def forget(sourceId: String): Unit = {
+    reReads.remove(sourceId)
+    misplaced.remove(sourceId)
+    tallies.remove(sourceId)
+    fanOutTallies.remove(sourceId)
+    activity.remove(sourceId)
+    signals.remove(sourceId)
+    changeCounts.remove(sourceId)
+    driverLinks.remove(sourceId)
+  }
+
+  /** The calls this JVM made for a source's feeds, since they started here. */
+  def tallyOf(sourceId: String): CallTally = tallies.computeIfAbsent(sourceId, _ => new CallTally)
+
+  /** What enhanced fan-out did in this JVM for a source's feeds. */
+  def fanOutTallyOf(sourceId: String): FanOutTally = fanOutTallies.computeIfAbsent(sourceId, _ => new FanOutTally)
+
+  def countReRead(sourceId: String): Unit = reReads.computeIfAbsent(sourceId, _ => new AtomicLong()).incrementAndGet()
+  def reReadCount(sourceId: String): Long = Option(reReads.get(sourceId)).map(_.get()).getOrElse(0L)
+
+  /** KPL aggregates this JVM's feeds of a source skipped as misplaced by a reshard ([[KplDeaggregator]]). */
+  def misplacedCount(sourceId: String): Long = Option(misplaced.get(sourceId)).map(_.get()).getOrElse(0L)
+
+  /**
+   * Waits until `done` holds or the deadline passes, waking whenever a call of this source's feeds completes.
+   * `done` is evaluated under the source's signal, so no completion goes unnoticed.
+   */
+  def await(sourceId: String, deadlineNanos: Long)(done: => Boolean): Unit = {
+    val signal = signalOf(sourceId)
+    signal.synchronized {
+      var remaining = deadlineNanos - System.nanoTime()
+      while (!done && remaining > 0) {
+        // Also woken every few milliseconds: `done` may turn true with time alone (a linger ending).
+        TimeUnit.NANOSECONDS.timedWait(signal, math.min(remaining, AwaitTickNanos))
+        remaining = deadlineNanos - System.nanoTime()
+      }
+    }
+  }
+
+  private def signalOf(sourceId: String): Object = signals.computeIfAbsent(sourceId, _ => new Object)
+
+  /**
+   * Counts the completions that changed what a source's feeds offer (records, a first answer, caught up or not,
+   * an end or a failure): a waiter re-examines its feeds only when this moved, however many shards it has.
+   */
+  def changes(sourceId: String): Long = changesOf(sourceId).get()
+
+  /**
+   * What a source's feeds offer may have changed: its waiters look again. A source nobody waited on yet has no
+   * counter (a first wait looks at its feeds anyway), and a forgotten source does not get one back.
+   */
+  private def changed(sourceId: String): Unit = {
+    Option(changeCounts.get(sourceId)).foreach(_.incrementAndGet())
+    Option(signals.get(sourceId)).foreach(signal => signal.synchronized(signal.notifyAll()))
+    signalDriver(sourceId)
+  }
+
+  /**
+   * A snapshot task is about to report what this executor holds: the next change here is signalled to the
+   * driver (once, until the next snapshot task arms it again). The first time, the driver's endpoint is looked
+   * up (a round trip to the driver: hence in a task). Whether this executor can signal the driver.
+   */
+  def armDriverSignal(sourceId: String): Boolean =
+    !released.containsKey(sourceId) && {
+      val link = driverLinks.computeIfAbsent(
+        sourceId,
+        id => new DriverLink(org.apache.spark.sparkkinesis.DriverChannel.connect(DriverSignal.endpointName(id))))
+      link.armed.set(true)
+      link.send.isDefined
+    }
+
+  private def signalDriver(sourceId: String): Unit =
+    if (!released.containsKey(sourceId)) Option(driverLinks.get(sourceId)).foreach { link =>
+      if (link.armed.compareAndSet(true, false)) link.send.foreach(_(FeedsChanged(sourceId)))
+    }
+
+  private def changesOf(sourceId: String): AtomicLong = changeCounts.computeIfAbsent(sourceId, _ => new AtomicLong())
+
+  private def stop(feed: ShardFeed): Unit = {
+    feed.stopped = true
+    held.addAndGet(-feed.release())
+    // Its call gives back its slot and reservation now: with retries until success (the default), a call of a
+    // stopped query to an endpoint gone away would otherwise hold them for good.
+    Option(feed.inFlight).foreach(_.cancel(false))
+    Option(feed.fetcher).foreach(_.close())
+    changed(feed.sourceId) // a snapshot waiting on it must not wait for it any more
+  }
+
+  private def dispatch(feed: ShardFeed): Unit = scheduler.execute(() => tryCall(feed))
+
+  private def dispatchIn(feed: ShardFeed, nanos: Long): Unit =
+    if (nanos <= 0) dispatch(feed) else scheduler.schedule((() => tryCall(feed)): Runnable, nanos, TimeUnit.NANOSECONDS)
+
+  /** Runs on the scheduler thread: `feed` joins the queue for a call once its pacing allows. */
+  private def tryCall(feed: ShardFeed): Unit = {
+    if (feed.finished) return
+    val wait = feed.nextCallNanos - System.nanoTime()
+    if (wait > 0) return dispatchIn(feed, wait)
+    if (feed.fetcher.pushed) pushedReady.addLast(feed) else readyToCall.addLast(feed)
+    startCalls()
+  }
+
+  /**
+   * Scheduler thread only: starts the calls of the feeds that waited longest while call slots are free, so with
+   * more shards than slots every shard still gets its turn (first come, first served; nobody starves).
+   */
+  private def startCalls(): Unit = {
+    // Pushed reads are not held to the in-flight share: their asks stay outstanding while shards are quiet (one
+    // per shard, each reserving what its events have been bringing), and an event is no 10 MiB answer.
+    def free(feed: ShardFeed) = {
+      val limit = bufferLimit(feed.config)
+      val room = if (feed.fetcher.pushed) limit - held.get()
+      else math.min(limit - held.get(), ShardFeed.AnswerHeapFactor * limit / InFlightShare)
+      room - reserved.get()
+    }
+    // A polled call waits for room for a useful answer (ShardFeed.minCallBytes): with the buffer nearly full,
+    // thirty-two calls of a few records each would cost far more CPU per record than a few full ones.
+    def needed(feed: ShardFeed) = if (feed.fetcher.pushed) 1L
+    else math.max(
+      1L,
+      ShardFeed.AnswerHeapFactor *
+        feed.minCallBytes(ShardReader.callTargetBytes(feed.config), bufferLimit(feed.config) / InFlightShare))
+    def start(feed: ShardFeed): Unit =
+      if (feed.finished) ()
+      else if (!feed.spill && free(feed) < needed(feed)) waitingForMemory.addLast(feed)
+      else call(feed, math.max(free(feed), 1L))
+    // Space freed (a commit, a call's answer smaller than it might have been): those it is enough for go, the
+    // longest waiting first; a shard behind its tip waiting for room for a full call holds back no quiet one.
+    if (!waitingForMemory.isEmpty) {
+      val newestFirst = waitingForMemory.descendingIterator()
+      while (newestFirst.hasNext) {
+        val feed = newestFirst.next()
+        if (free(feed) >= needed(feed)) {
+          newestFirst.remove()
+          if (feed.fetcher.pushed) pushedReady.addFirst(feed) else readyToCall.addFirst(feed)
+        }
+      }
+    }
+    while (!pushedReady.isEmpty) start(pushedReady.pollFirst())
+    while (callsInFlight < MaxCallsInFlight && !readyToCall.isEmpty) start(readyToCall.pollFirst())
+  }
+
+  private def call(feed: ShardFeed, free: Long): Unit = {
+    val slot = !feed.fetcher.pushed
+    if (slot) callsInFlight += 1
+    val startedNanos = System.nanoTime()
+    val plan = feed.nextCall(free, ShardReader.callTargetBytes(feed.config))
+    val expected = ShardFeed.AnswerHeapFactor * plan.answerBytes
+    reserved.addAndGet(expected)
+    val call =
+      try feed.fetcher.poll(plan.limit)
+      catch { case e: Throwable => CompletableFuture.failedFuture[Poll](e) }
+    feed.inFlightSinceNanos = startedNanos
+    feed.inFlight = call
+    if (feed.stopped) call.cancel(false) // stopped while the call was being made
+    call.whenComplete { (poll: Poll, error: Throwable) =>
+      try {
+        reserved.addAndGet(-expected)
+        completed(feed, poll, error, startedNanos)
+      } catch {
+        case NonFatal(e) => logWarning(s"Taking the answer for ${feed.key} failed", e); feed.onFailure(e)
+      } finally scheduler.execute { () => // its reservation is back: waiters may go; the feed waits for its next call
+          if (slot) callsInFlight -= 1
+          tryCall(feed)
+          startCalls()
+        }
+    }
+  }
+
+  /**
+   * A call that never ends would hold its slot and its reservation for good: the SDK's own timeouts should end it
+   * first, this bounds it whatever happens (checked every second, not a timer per call: one a call woke a thread
+   * each time). A pushed answer waits as long as its shard is quiet, so it has no bound.
+   */
+  private def endOverdueCall(feed: ShardFeed, now: Long): Unit = {
+    val call = feed.inFlight
+    if (call != null && !feed.fetcher.pushed && !call.isDone && now - feed.inFlightSinceNanos > CallTimeout.toNanos)
+      call.completeExceptionally(new TimeoutException(s"a call for ${feed.key} took longer than " +
+        s"${CallTimeout.toMinutes} minutes, retries included (bound them with apiCallTimeout or retryMaxAttempts)"))
+  }
+
+  private def completed(feed: ShardFeed, poll: Poll, error: Throwable, startedNanos: Long): Unit = {
+    val (polledBefore, caughtUpBefore) = (feed.hasPolled, feed.caughtUp)
+    if (error != null) {
+      val cause = PollingFetcher.cause(error)
+      if (!feed.stopped) logWarning(s"Reading Kinesis shard ${feed.key} failed: $cause")
+      feed.onFailure(cause)
+    } else if (!feed.stopped) {
+      val limit = bufferLimit(feed.config)
+      held.addAndGet(feed.onPoll(poll, size => held.get() + reserved.get() + size <= limit))
+      if (poll.misplaced > 0) misplaced.computeIfAbsent(feed.sourceId, _ => new AtomicLong()).addAndGet(poll.misplaced)
+      val pace = ShardReader.pacingNanos(feed.config, poll.bytes)
+      val found = poll.records.size
+      val nowMillis = System.currentTimeMillis()
+      val arrivedOver = if (feed.fetcher.pushed) 0L
+      else feed.cadence.answered(
+        found,
+        if (found > 0) poll.records.arrivalMillis(found - 1) else 0L,
+        feed.caughtUp,
+        arrivalClock,
+        nowMillis)
+      // How long the records found took to arrive: by their arrival times when the answer before had records at
+      // the tip too (calls on a cadence do not move it), else by the calls' times.
+      val sinceLastCall = if (arrivedOver > 0) arrivedOver
+      else if (feed.lastCallNanos == 0L) 0L else startedNanos - feed.lastCallNanos
+      feed.sparseNanos = if (!feed.caughtUp) 0L
+      else if (found == 0) feed.sparseNanos
+      else ShardFeed.sparseWaitNanos(found, sinceLastCall, feed.config.idlePollCap)
+      feed.lastCallNanos = startedNanos
+      val idle = if (found > 0) feed.sparseNanos
+      else ShardFeed.idleWaitNanos(
+        feed.idlePolls,
+        startedNanos - feed.idleSinceNanos,
+        feed.config.minFetchPeriod,
+        feed.config.idlePollCap,
+        feed.sparseNanos)
+      // Spaced from the call's start, as Kinesis counts calls and bytes when it serves them: a call's own time
+      // is not lost from the shard's quota (measured: 0.91-0.95 of the quota paced from the answer instead).
+      feed.nextCallNanos = if (feed.fetcher.pushed) System.nanoTime()
+      else feed.cadence.nextCall(
+        found,
+        feed.caughtUp,
+        arrivalClock,
+        System.nanoTime(),
+        nowMillis,
+        ShardFeed.burstAligned(startedNanos + math.max(pace, idle), idle, startedNanos + pace, BurstOriginNanos),
+        startedNanos + pace
+      )
+      if (feed.stopped) held.addAndGet(-feed.release())
+    }
+    // Waiters re-check only when what they wait for may have changed: an idle shard's empty answer changes nothing.
+    if (error != null || (poll != null && !poll.records.isEmpty) || feed.hasPolled != polledBefore ||
+      feed.caughtUp != caughtUpBefore || feed.finished) changed(feed.sourceId)
+  }
+
+  private def wakeWaitingForMemory(): Unit = scheduler.execute(() => startCalls())
+
+  private def evictAbandoned(): Unit = {
+    val now = System.nanoTime()
+    feeds.entrySet().removeIf { e =>
+      endOverdueCall(e.getValue, now)
+      val gap = Option(activity.get(e.getKey._1)).map(_.longestGapNanos).getOrElse(0L)
+      val gone = e.getValue.abandoned(now, math.max(AbandonedFloor.toNanos, 3 * gap))
+      if (gone) {
+        logInfo(s"Dropping the prefetch of ${e.getValue.key}: no batch asked for it in a while")
+        stop(e.getValue)
+      }
+      gone
+    }
+    released.entrySet().removeIf(e => now - e.getValue > 2 * MaxGapNanos)
+    // What a query that vanished without stopping (its driver died) left here.
+    activity.entrySet().asScala.filter(e => now - e.getValue.lastNanos > 2 * MaxGapNanos).foreach(e => forget(e.getKey))
+    wakeWaitingForMemory()
+  }
+}
