@@ -45,4 +45,11 @@ class ShardReaderDecodeSuite extends AnyFunSuite {
     assert(resumed.records.isEmpty && !resumed.atTip)
     assert(ShardReader.decode(key, TrimHorizon, answer(1, 2), 0).filled, "a Limit below 1 is sent as 1")
   }
+
+  test("GetRecords names its stream by ARN when the query was given streamARN, as GetShardIterator does") {
+    val arn = "arn:aws:kinesis:us-east-1:123456789012:stream/orders"
+    assert(ShardReader.getRecords("it", 500, Some(arn)).streamARN() == arn)
+    assert(ShardReader.getRecords("it", 500).streamARN() == null)
+    assert(ShardReader.getRecords("it", 20000).limit() == 10000)
+  }
 }

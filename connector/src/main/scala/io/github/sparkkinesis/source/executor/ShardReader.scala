@@ -67,7 +67,8 @@ final class ShardReader(
     var response: GetRecordsResponse = null
     var expired = 0
     while (response == null) {
-      try response = client.getRecords(counted(ShardReader.getRecords(currentIterator(), limit)))
+      try response =
+          client.getRecords(counted(ShardReader.getRecords(currentIterator(), limit, config.streamArn(key.stream))))
       catch {
         // An iterator lives 5 minutes: renewed at once from where reading stands. One that expires again at once
         // is Kinesis having trouble (seen under fault storms), retried as throttling is, per the retry options.
@@ -115,8 +116,15 @@ object ShardReader {
   /** AWS's read quota per shard (shared by every consumer of the shard that does not use enhanced fan-out). */
   val ReadQuotaBytesPerSecond: Double = 2.0 * 1024 * 1024
 
-  def getRecords(iterator: String, limit: Int): GetRecordsRequest =
-    GetRecordsRequest.builder().shardIterator(iterator).limit(callLimit(limit)).build()
+  /**
+   * With `streamARN` given, the call names its stream by ARN as GetShardIterator did: a read of another account's
+   * stream through its resource policy is authorized against the ARN the request carries.
+   */
+  def getRecords(iterator: String, limit: Int, streamArn: Option[String] = None): GetRecordsRequest = {
+    val request = GetRecordsRequest.builder().shardIterator(iterator).limit(callLimit(limit))
+    streamArn.foreach(request.streamARN)
+    request.build()
+  }
 
   /** The Limit a call sends: Kinesis takes 1 to 10,000. */
   def callLimit(limit: Int): Int = math.max(1, math.min(limit, 10000))
