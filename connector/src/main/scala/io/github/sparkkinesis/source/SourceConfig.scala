@@ -13,7 +13,6 @@ import io.github.sparkkinesis.client.ConnectionConfig
 import io.github.sparkkinesis.options.{DatabricksOptions, KinesisOption, KinesisOptionException, OptionReader}
 import io.github.sparkkinesis.options.KinesisOptions
 import io.github.sparkkinesis.options.KinesisOptions._
-import io.github.sparkkinesis.source.driver.FanOutConsumers
 
 /** Where a query starts, for shards its checkpoint does not know yet. */
 sealed trait InitialPosition extends Serializable
@@ -174,7 +173,7 @@ object SourceConfig {
         None
       case _ =>
         def name(o: KinesisOption, v: String) = {
-          if (!v.matches(FanOutConsumers.NamePattern)) reader.fail(o, v, "1 to 128 letters, digits, '_', '.' or '-'")
+          if (!v.matches(ConsumerNames.NamePattern)) reader.fail(o, v, "1 to 128 letters, digits, '_', '.' or '-'")
           v
         }
         val ids = reader.get(RegisteredConsumerId).toSeq.flatMap(_.split(",").map(_.trim).filter(_.nonEmpty))
@@ -185,7 +184,7 @@ object SourceConfig {
         else {
           val v =
             reader.required(RegisteredConsumerId, "the name of a registered consumer (registeredConsumerIdType=name)")
-          if (ids.size != 1 || FanOutConsumers.isConsumerArn(ids.head)) reader.fail(
+          if (ids.size != 1 || ConsumerNames.isConsumerArn(ids.head)) reader.fail(
             RegisteredConsumerId,
             v,
             "one consumer name, looked up on every stream read (with registeredConsumerIdType=name; ARNs need " +
@@ -198,14 +197,14 @@ object SourceConfig {
           Some(name(RegisteredConsumerId, ids.head))
         }
         val registered = if (byName) Nil else ids
-        registered.find(!FanOutConsumers.isConsumerArn(_)).foreach(v =>
+        registered.find(!ConsumerNames.isConsumerArn(_)).foreach(v =>
           reader.fail(
             RegisteredConsumerId,
             v,
             "consumer ARNs (arn:aws:kinesis:<region>:<account>:stream/<stream>/consumer/<name>:<created>), one per " +
               "stream, or set registeredConsumerIdType=name to give a consumer's name"
           ))
-        if (registered.map(FanOutConsumers.streamOf).distinct.size != registered.size)
+        if (registered.map(ConsumerNames.streamOf).distinct.size != registered.size)
           reader.fail(RegisteredConsumerId, registered.mkString(","), "at most one consumer ARN per stream")
         val prefix = reader.get(ConsumerNamePrefix).map(name(ConsumerNamePrefix, _)).getOrElse("spark-kinesis_")
         if (prefix.length > 90)

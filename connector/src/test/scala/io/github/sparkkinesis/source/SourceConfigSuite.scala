@@ -3,7 +3,6 @@ package io.github.sparkkinesis.source
 import io.github.sparkkinesis.options.{KinesisOptionException, OptionReader}
 import io.github.sparkkinesis.source.ShardPosition._
 import org.scalatest.funsuite.AnyFunSuite
-import io.github.sparkkinesis.source.driver.FanOutConsumers
 
 class SourceConfigSuite extends AnyFunSuite {
   private def config(kv: (String, String)*) =
@@ -89,7 +88,7 @@ class SourceConfigSuite extends AnyFunSuite {
       "'registeredConsumerId': expected consumer ARNs"))
     assert(error("consumerMode" -> "efo", "registeredConsumerId" -> s"$arn,${arn.replace("mine", "other")}")
       .contains("at most one consumer ARN per stream"))
-    assert(FanOutConsumers.streamOf(arn) == "s")
+    assert(ConsumerNames.streamOf(arn) == "s")
   }
 
   test("streamARN names the streams instead of streamName, or matches it") {

@@ -82,7 +82,7 @@ final class FanOutConsumers(config: SourceConfig, fanOut: FanOutConfig, derivedN
   }
 
   private def streamOfGiven(id: String): String = {
-    val stream = FanOutConsumers.streamOf(id)
+    val stream = ConsumerNames.streamOf(id)
     if (!config.streams.contains(stream)) throw new IllegalArgumentException(s"Option 'registeredConsumerId' names " +
       s"a consumer of stream '$stream', which the query does not read (${config.streams.mkString(", ")}): give one " +
       "consumer ARN per stream read")
@@ -210,17 +210,4 @@ object FanOutConsumers {
   /** What Databricks' connector puts before the name of every consumer it registers. */
   val DatabricksPrefix = "databricks_"
   private val PollInterval = java.time.Duration.ofMillis(500)
-  /** `arn:aws:kinesis:<region>:<account>:stream/<stream>/consumer/<name>:<created>` */
-  private val ConsumerArn =
-    """arn:aws[a-z-]*:kinesis:[^:]*:\d{12}:stream/([a-zA-Z0-9_.-]+)/consumer/([a-zA-Z0-9_.-]+):\d+""".r
-
-  def isConsumerArn(s: String): Boolean = ConsumerArn.pattern.matcher(s).matches()
-
-  def streamOf(arn: String): String = arn match {
-    case ConsumerArn(stream, _) => stream
-    case _ => throw new IllegalArgumentException(s"not a consumer ARN: $arn")
-  }
-
-  /** Kinesis' rule for consumer names. */
-  val NamePattern = "[a-zA-Z0-9_.-]{1,128}"
 }
