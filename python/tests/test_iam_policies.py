@@ -393,7 +393,7 @@ def test_without_any_one_action_the_job_fails_naming_it_or_logs_what_it_gives_up
     job = efo_read(spark, streams, key, FAILS_WITHIN_SECONDS) if name == "efo-read" else JOBS[name](spark, streams, key)
     if (name, action) == ("write", "ListShards"):
         # The sink paces the stream as a whole instead of per shard, and says so.
-        with jvm_warnings(spark, "io.github.sparkkinesis.sink.ShardMap") as logged:
+        with jvm_warnings(spark, "io.github.sparkkinesis.sink.executor.ShardMap") as logged:
             job.run()
         job.check()
         assert SINK_LIST_SHARDS_WARN in logged(), logged()
