@@ -73,6 +73,16 @@ class Settings:
     quota_variants: dict[str, dict[str, str]] = field(default_factory=lambda: {"defaults": {}})
     latency_seconds: float = 30.0
     latency_rate: int = 200
+    #: latency when traffic is rare (bench/lull.py, #42): a few shards, a record after each of `lull_count`
+    #: silences; then a wide stream silent for `sparse_settle_seconds`, then a record every
+    #: `sparse_interval_seconds` on a random shard
+    lull_shards: int = 4
+    lull_silence_seconds: float = 60.0
+    lull_count: int = 5
+    sparse_shards: int = 1000
+    sparse_settle_seconds: float = 60.0
+    sparse_interval_seconds: float = 1.5
+    sparse_seconds: float = 120.0
     #: enhanced fan-out against polling (bench/fanout.py): the backlog per shard is this many seconds of 2 MiB/s
     fanout_seconds: float = 20.0
     #: real-time mode against micro-batches (bench/realtime.py): writer rates, read modes, seconds per run
@@ -142,6 +152,12 @@ class Settings:
                 quota_seconds=2.0,
                 latency_seconds=3.0,
                 latency_rate=50,
+                lull_shards=1,
+                lull_silence_seconds=1.0,
+                lull_count=1,
+                sparse_shards=2,
+                sparse_settle_seconds=1.0,
+                sparse_seconds=3.0,
                 fanout_seconds=1.0,
                 realtime_rates=[50],
                 realtime_modes=["polling"],
@@ -184,6 +200,11 @@ class Settings:
                 quota_shards=[2],
                 quota_seconds=15.0,
                 latency_seconds=10.0,
+                lull_silence_seconds=30.0,
+                lull_count=3,
+                sparse_shards=200,
+                sparse_settle_seconds=30.0,
+                sparse_seconds=45.0,
                 fanout_seconds=8.0,
                 realtime_seconds=10.0,
                 scale_shards=[10, 100],

@@ -49,6 +49,7 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
         _cpu_targets,
         _sink_targets,
         _latency_targets,
+        _lull_targets,
         _many_shards_targets,
         _memory_targets,
         _cluster_targets,
@@ -187,6 +188,33 @@ def _latency_targets(results: dict[str, Any], add: Add) -> None:
         add("p50 latency ≤ 1 s", "-", _not_run(latency), None)
     for r in latency.get("runs", []):
         add("p50 latency ≤ 1 s", f"trigger {r['name']}", f"{r['ms']['p50']} ms", r["ms"]["p50"] <= P50_MS)
+
+
+#: #42's targets for rare traffic (default options, quotas on): the first record after a minute's silence on a few
+#: shards, and a record every 1.5 s on a random shard of a thousand
+LULL_P50_MS = 1000.0
+SPARSE_P50_MS = 1500.0
+
+
+def _lull_targets(results: dict[str, Any], add: Add) -> None:
+    lull = results.get("lull") or {}
+    if "afterLull" not in lull:
+        add("p50 after a lull ≤ 1 s", "-", _not_run(lull), None)
+        add("p50 sparse traffic ≤ 1.5 s", "-", _not_run(lull), None)
+        return
+    a, w = lull["afterLull"], lull["sparse"]
+    add(
+        "p50 after a lull ≤ 1 s",
+        f"{a['shards']} shards, {a['silenceSeconds']:.0f} s silences x {a['lulls']}",
+        f"{a['ms']['p50']} ms (max {a['ms']['max']} ms)",
+        a["ms"]["p50"] <= LULL_P50_MS,
+    )
+    add(
+        "p50 sparse traffic ≤ 1.5 s",
+        f"{w['shards']} shards, a record every {w['intervalSeconds']} s",
+        f"{w['ms']['p50']} ms (p95 {w['ms']['p95']} ms; idle {w['getRecordsPerSecondIdle']} GetRecords/s)",
+        w["ms"]["p50"] <= SPARSE_P50_MS,
+    )
 
 
 def _fanout_targets(results: dict[str, Any], add: Add) -> None:

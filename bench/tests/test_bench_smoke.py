@@ -44,6 +44,10 @@ def test_smoke_run_writes_every_section(simulator_admin: SimulatorAdmin, tmp_pat
     assert min(write[k]["recordsPerSecond"] for k in ("connector", "rawSdk", "boto3")) > 0
     assert write["sinkCpuMicrosPerRecord"] > 0 and write["rawSdkCpuMicrosPerRecord"] > 0
 
+    lull = results["lull"]
+    assert lull["afterLull"]["lulls"] == settings.lull_count and lull["afterLull"]["ms"]["p50"] > 0
+    assert lull["sparse"]["records"] >= 1 and lull["sparse"]["ms"]["p50"] > 0
+
     [quota] = results["readUnderQuota"]["runs"]
     assert quota["getRecordsCalls"] > 0 and 0 <= quota["throttledFraction"] <= 1
 
