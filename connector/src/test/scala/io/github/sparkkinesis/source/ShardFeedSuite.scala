@@ -161,16 +161,19 @@ class ShardFeedSuite extends AnyFunSuite {
     assert(f.idlePolls == 0 && !f.caughtUp, "behind the tip is not idle")
   }
 
-  test("an idle shard is polled sooner after its first empty answers, then every second, then a tenth of its silence") {
+  test("an idle shard is polled sooner after its first empty answers, then every second, however long its silence") {
     import java.time.Duration.{ofMillis, ofSeconds}
-    def wait(polls: Int, silenceSeconds: Double, max: java.time.Duration = ofSeconds(10)) =
-      ShardFeed.idleWaitNanos(polls, (silenceSeconds * 1e9).toLong, ofMillis(200), max) / 1000000
-    assert(wait(0, 0) == 0, "not idle: pacing alone")
-    assert(wait(1, 0) == 400 && wait(2, 0.4) == 800 && wait(3, 1.2) == 1000, "200 ms doubling up to a second")
-    assert(wait(10, 5) == 1000, "a few seconds of silence: every second")
-    assert(wait(30, 60) == 6000, "a minute of silence: every 6 s")
-    assert(wait(100, 3600) == 10000, "never longer than maxIdlePollInterval")
-    assert(wait(100, 3600, ofSeconds(1)) == 1000 && wait(1, 0, ofMillis(300)) == 300, "a lower maximum wins")
+    def wait(polls: Int, max: java.time.Duration = ofSeconds(10), idleFeeds: Int = 1) =
+      ShardFeed.idleWaitNanos(polls, ofMillis(200), max, 0L, ShardFeed.idleBudgetNanos(idleFeeds)) / 1000000
+    assert(wait(0) == 0, "not idle: pacing alone")
+    assert(wait(1) == 400 && wait(2) == 800 && wait(3) == 1000, "200 ms doubling up to a second")
+    assert(wait(30) == 1000 && wait(1000) == 1000, "then every second, however long its silence")
+    assert(
+      wait(100, idleFeeds = ShardFeed.IdleCallsPerSecond) == 1000,
+      "as many idle shards as the budget: every second")
+    assert(wait(100, idleFeeds = 1000) == 4000, "a thousand share the budget: every 4 s, 250 calls a second")
+    assert(wait(100, idleFeeds = 10000) == 10000, "never longer than maxIdlePollInterval")
+    assert(wait(100, ofSeconds(1), 1000) == 1000 && wait(1, ofMillis(300)) == 300, "a lower maximum wins")
   }
 
   test("a sparse shard at its tip is polled about as often as its records arrive, at least every second") {
@@ -184,7 +187,7 @@ class ShardFeedSuite extends AnyFunSuite {
     assert(sparse(0, 800) == 0 && sparse(3, 0) == 0, "no records, or no call before: pacing alone")
     assert(sparse(1000, 200) == 0, "a busy shard: pacing alone")
     def idle(polls: Int, sparseMillis: Long) =
-      ShardFeed.idleWaitNanos(polls, 0L, ofMillis(200), ofSeconds(10), sparseMillis * ms) / ms
+      ShardFeed.idleWaitNanos(polls, ofMillis(200), ofSeconds(10), sparseMillis * ms) / ms
     assert(
       idle(1, 1000) == 1000 && idle(1, 300) == 400 && idle(3, 300) == 1000,
       "empty answers after it wait no less, and still ramp up to a second")

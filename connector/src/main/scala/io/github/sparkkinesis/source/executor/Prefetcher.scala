@@ -430,10 +430,10 @@ object Prefetcher extends Logging {
       val idle = if (found > 0) feed.sparseNanos
       else ShardFeed.idleWaitNanos(
         feed.idlePolls,
-        startedNanos - feed.idleSinceNanos,
         feed.config.minFetchPeriod,
         feed.config.idlePollCap,
-        feed.sparseNanos)
+        feed.sparseNanos,
+        idleBudgetNanos)
       // Spaced from the call's start, as Kinesis counts calls and bytes when it serves them: a call's own time
       // is not lost from the shard's quota (measured: 0.91-0.95 of the quota paced from the answer instead).
       feed.nextCallNanos = if (feed.fetcher.pushed) System.nanoTime()
@@ -455,8 +455,18 @@ object Prefetcher extends Logging {
 
   private def wakeWaitingForMemory(): Unit = scheduler.execute(() => startCalls())
 
+  /** Feeds of this JVM polled as idle (their last answers at the tip were empty), counted every second. */
+  @volatile private var idleFeeds = 0
+
+  /**
+   * How long apart this JVM's idle feeds are polled so that together they make at most [[ShardFeed.IdleCallsPerSecond]]
+   * calls a second: once a second while that is within the budget, further apart, evenly, beyond it.
+   */
+  private def idleBudgetNanos: Long = ShardFeed.idleBudgetNanos(idleFeeds)
+
   private def evictAbandoned(): Unit = {
     val now = System.nanoTime()
+    idleFeeds = feeds.values().asScala.count(f => f.idlePolls > 0 && !f.fetcher.pushed)
     feeds.entrySet().removeIf { e =>
       endOverdueCall(e.getValue, now)
       val gap = Option(activity.get(e.getKey._1)).map(_.longestGapNanos).getOrElse(0L)
