@@ -306,13 +306,21 @@ class FaultMatrixSuite extends AnyFunSuite with SimulatorSourceTest {
       ("source, GetRecords denied", () => read(as("AKIDNOREAD", "no-read-secret")), "GetRecords", "AccessDeniedException"),
       ("sink, unknown key", () => write(as("AKIDUNKNOWN", "x")), "DescribeStreamSummary", "UnrecognizedClientException"),
       ("sink, PutRecords denied", () => write(as("AKIDNOWRITE", "no-write-secret")), "PutRecords", "AccessDeniedException"))
-    try for ((what, run, call, code) <- cases) {
-      val (failure, took) = timedFailure(run())
-      info(f"$what: failed after ${took.toMillis / 1000.0}%.1f s")
-      assert(failure.contains(call) && failure.contains(code), s"$what: the failure names neither $call nor $code: $failure")
-      assert(took.compareTo(Duration.ofSeconds(30)) < 0, s"$what: took $took to fail (retried?)")
+    try {
+      for ((what, run, call, code) <- cases) {
+        val (failure, took) = timedFailure(run())
+        info(f"$what: failed after ${took.toMillis / 1000.0}%.1f s")
+        assert(failure.contains(call) && failure.contains(code), s"$what: the failure names neither $call nor $code: $failure")
+        assert(took.compareTo(Duration.ofSeconds(30)) < 0, s"$what: took $took to fail (retried?)")
+      }
+      // A failed write's other tasks are killed after its job fails, and may still be sending: with the
+      // credentials accepted again they would store what they send (seen once: CI, 2026-11-27). Checked while the
+      // credentials are still refused, once every task has ended.
+      eventually("the failed writes' tasks to end") {
+        spark.sparkContext.statusTracker.getExecutorInfos.map(_.numRunningTasks).sum == 0
+      }
+      assert(StreamContents.read(kinesis.client, stream).size == put.size, "nothing was written with refused credentials")
     } finally simulator.admin.clearAuth()
-    assert(StreamContents.read(kinesis.client, stream).size == put.size, "nothing was written with refused credentials")
   }
 
   test("14. the driver restarts while a reshard is half-read (parent closed, children open, parent partly read)") {
