@@ -17,7 +17,7 @@ CPU_RATIO = 1.5
 #: a judged CPU shape reading above this share of the read quota is flagged: it is no longer only CPU-bound
 CPU_BUSY_QUOTA_FRACTION = 0.8
 IDLE_TRIGGER_MS = 300.0
-IDLE_CPU_FRACTION = 0.05
+IDLE_CPU_FRACTION = 0.10
 CLUSTER_SERVED_RATIO = 1.05
 EFO_P50_MS = 150.0
 EFO_QUOTA_FRACTION = 0.95
@@ -295,7 +295,7 @@ def _aggregation_targets(results: dict[str, Any], add: Add) -> None:
 def _many_shards_targets(results: dict[str, Any], add: Add) -> None:
     names = (
         "idle trigger median ≤ 300 ms",
-        "idle driver CPU ≤ 5% of a core (without JIT)",
+        "idle driver CPU ≤ 10% of a core (without JIT)",
         "p50 put→row ≤ 1 s, all shards busy",
     )
     data = results.get("manyShards") or {}

@@ -271,7 +271,7 @@ def test_engine_targets_for_cpu_scale_memory_and_cluster() -> None:
     assert "not judged" in cpu_values[0]
     assert ["near the read quota" in v for v in cpu_values] == [False, False, False, False, False]
     assert _verdicts(rows, "idle trigger median") == ["PASS"]
-    assert _verdicts(rows, "idle driver CPU") == ["MISS"]  # 8 % of a core
+    assert _verdicts(rows, "idle driver CPU") == ["PASS"]  # 8 % of a core, within 10 %
     assert _verdicts(rows, "p50 put→row") == ["PASS"]
     assert _verdicts(rows, "backlog drained with a 1 GiB") == ["PASS"]  # 240 - 60 - 128 = 52 MiB beyond the buffer
     assert _verdicts(rows, "GetRecords bytes ≤ 1.05×") == ["MISS"]  # 1.0588
@@ -295,15 +295,16 @@ def test_memory_target_misses_when_the_live_heap_outgrows_the_buffer() -> None:
 def test_idle_targets_use_the_steady_window_when_there_is_one() -> None:
     results = _engine_results()
     idle = results["manyShards"]["idle"]
+    idle["cpu"] = {**idle["cpu"], "fractionOfOneCore": 0.12}
     results["manyShards"]["idleSteady"] = {
         **idle,
         "secondsAfterStart": 120.0,
         "cpu": {"fractionOfOneCore": 0.04, "wallSeconds": 30.0, "cpuSeconds": 1.2},
     }
     rows = targets(results)
-    assert _verdicts(rows, "idle driver CPU") == ["PASS"]  # 4 % two minutes in; 8 % just after the start
+    assert _verdicts(rows, "idle driver CPU") == ["PASS"]  # 4 % two minutes in; 12 % just after the start
     assert [r["value"] for r in rows if r["target"].startswith("idle driver CPU")][0].startswith(
-        "4.0% (just started 8.0%"
+        "4.0% (just started 12.0%"
     )
     assert "| idle driver CPU from 120 s after the start (30.0 s window) | 4.0% of a core |" in markdown(
         {**results, "targets": rows}, {}
@@ -317,8 +318,8 @@ def test_idle_cpu_is_judged_without_the_jit_and_shows_the_whole_driver() -> None
     results["manyShards"]["idleSteady"] = {**idle, "secondsAfterStart": 360.0, "cpu": cpu}
     row = [r for r in targets(results) if r["target"].startswith("idle driver CPU")][0]
     assert row["verdict"] == "PASS" and row["value"].startswith("4.5% (with JIT compiling 1.2%: 5.7%;")
-    results["manyShards"]["idleSteady"]["cpu"] = {**cpu, "fractionOfOneCore": 0.065}
-    assert _verdicts(targets(results), "idle driver CPU") == ["MISS"]  # 5.3 % without the JIT
+    results["manyShards"]["idleSteady"]["cpu"] = {**cpu, "fractionOfOneCore": 0.115}
+    assert _verdicts(targets(results), "idle driver CPU") == ["MISS"]  # 10.3 % without the JIT
 
 
 def test_many_shards_reports_the_call_rate_with_traffic_when_measured() -> None:

@@ -66,7 +66,7 @@ object KinesisOptions {
   val MaxIdlePollInterval = opt(
     "maxIdlePollInterval",
     "10s",
-    "the longest an idle shard goes unpolled: idle shards are polled once a second while one executor's idle calls stay within 250 a second, evenly further apart beyond (a thousand idle shards: every 4 s); the first record after a silence waits at most this long",
+    "the longest an idle shard goes unpolled: idle shards are polled once a second while one executor's idle calls stay within 500 a second, evenly further apart beyond (a thousand idle shards: every 2 s); the first record after a silence waits at most this long",
     Source
   )
   val MaxFetchDuration = opt(

@@ -171,7 +171,8 @@ class ShardFeedSuite extends AnyFunSuite {
     assert(
       wait(100, idleFeeds = ShardFeed.IdleCallsPerSecond) == 1000,
       "as many idle shards as the budget: every second")
-    assert(wait(100, idleFeeds = 1000) == 4000, "a thousand share the budget: every 4 s, 250 calls a second")
+    assert(wait(100, idleFeeds = 1000) == 2000, "a thousand share the budget: every 2 s, 500 calls a second")
+    assert(wait(100, idleFeeds = 1300) == 2750, "in whole ticks, rounded up: never over the budget")
     assert(wait(100, idleFeeds = 10000) == 10000, "never longer than maxIdlePollInterval")
     assert(wait(100, ofSeconds(1), 1000) == 1000 && wait(1, ofMillis(300)) == 300, "a lower maximum wins")
   }
@@ -194,21 +195,23 @@ class ShardFeedSuite extends AnyFunSuite {
     assert(idle(0, 1000) == 0, "not idle: the idle rule sets nothing")
   }
 
-  test("long idle waits end on the tick before, so silent shards are polled together; shorter ones are kept") {
+  test("idle waits of a second or more end on the tick before, so silent shards are polled together") {
+    val t = ShardFeed.BurstTick.toNanos
     val s = 1000000000L
     val origin = -7 * s + 123
     def aligned(nanos: Long, idle: Long, earliest: Long = Long.MinValue) =
       ShardFeed.burstAligned(nanos, idle, earliest, origin)
-    assert(aligned(origin + 43 * s - 1, 10 * s) == origin + 42 * s, "sooner, never later")
-    assert(aligned(origin + 43 * s, 10 * s) == origin + 43 * s, "already on a tick")
-    assert(aligned(origin + 42 * s + 1, 5 * s) == origin + 42 * s, "from BurstFrom on")
-    assert(aligned(origin + 42 * s + 1, 5 * s - 1) == origin + 42 * s + 1, "a shorter wait")
-    assert(aligned(origin + 42 * s + 1, 0) == origin + 42 * s + 1, "pacing alone")
-    assert(aligned(origin - s / 2, 10 * s) == origin - s, "before the origin (nanoTime may be negative)")
-    assert(aligned(origin + 42 * s + 1, 10 * s, earliest = origin + 42 * s) == origin + 42 * s, "pacing allows it")
+    assert(aligned(origin + 43 * t - 1, 10 * s) == origin + 42 * t, "sooner, never later")
+    assert(aligned(origin + 43 * t, 10 * s) == origin + 43 * t, "already on a tick")
+    assert(aligned(origin + 42 * t + 1, s) == origin + 42 * t, "from BurstFrom (a second) on")
+    assert(aligned(origin + 42 * t + 1, s - 1) == origin + 42 * t + 1, "a shorter wait (the ramp's first polls)")
+    assert(aligned(origin + 42 * t + 1, 0) == origin + 42 * t + 1, "pacing alone")
+    assert(aligned(origin - t / 2, 10 * s) == origin - t, "before the origin (nanoTime may be negative)")
+    assert(aligned(origin + 42 * t + 1, 10 * s, earliest = origin + 42 * t) == origin + 42 * t, "pacing allows it")
     assert(
-      aligned(origin + 42 * s + 1, 10 * s, earliest = origin + 42 * s + 1) == origin + 42 * s + 1,
+      aligned(origin + 42 * t + 1, 10 * s, earliest = origin + 42 * t + 1) == origin + 42 * t + 1,
       "never inside the pacing (a minFetchPeriod longer than the idle wait)")
+    assert(s % t == 0 && ShardFeed.idleBudgetNanos(777) % t == 0, "a second and the budget's waits are whole ticks")
   }
 
   test("a failed feed is finished, refuses commits and offers no records") {

@@ -434,6 +434,10 @@ object Prefetcher extends Logging {
         feed.config.idlePollCap,
         feed.sparseNanos,
         idleBudgetNanos)
+      // Only a silent shard's wait ends on the grid: a sparse shard's wait is the time its next record is due, and
+      // a call brought a part of a tick before it finds nothing (measured: p95 put->row at 1000 shards with a
+      // record each a second 356 ms -> 1,182 ms when sparse waits were aligned too).
+      val alignable = if (found == 0 && idle > feed.sparseNanos) idle else 0L
       // Spaced from the call's start, as Kinesis counts calls and bytes when it serves them: a call's own time
       // is not lost from the shard's quota (measured: 0.91-0.95 of the quota paced from the answer instead).
       feed.nextCallNanos = if (feed.fetcher.pushed) System.nanoTime()
@@ -443,7 +447,7 @@ object Prefetcher extends Logging {
         arrivalClock,
         System.nanoTime(),
         nowMillis,
-        ShardFeed.burstAligned(startedNanos + math.max(pace, idle), idle, startedNanos + pace, BurstOriginNanos),
+        ShardFeed.burstAligned(startedNanos + math.max(pace, idle), alignable, startedNanos + pace, BurstOriginNanos),
         startedNanos + pace
       )
       if (feed.stopped) held.addAndGet(-feed.release())
