@@ -307,8 +307,8 @@ FIGURES: tuple[Figure, ...] = (
         "≥ 0.95 of what the shards take, ≤ 5 % throttled",
         "writeUnderQuota",
         _write_hot,
-        "each writer task paces the hot shard on its own, so the split of its quota between the "
-        "tasks stays where it fell, and the task left alone takes seconds to grow into the freed share",
+        "writer tasks of one executor share a shard's pace; writers in different executors still pace it "
+        "apart, each finding its share alone",
     ),
     Figure(
         "write-kpl",

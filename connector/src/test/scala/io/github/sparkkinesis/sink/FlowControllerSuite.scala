@@ -66,9 +66,26 @@ class FlowControllerSuite extends AnyFunSuite {
     val first = f.unitsPerSecond
     f.onResponse(response(100, 10, sentMs = 15, nowMs = 25))
     f.onResponse(response(100, 10, sentMs = 19, nowMs = 30))
-    assert(f.unitsPerSecond == first, "requests in flight at the cut reported the old rate's overload")
+    // Not cut: they reported the old rate's overload. What they stored joins the first estimate (over its 0.1 s).
+    val seeded = first + 2 * 90 / 0.1 * 0.9
+    assert(math.abs(f.unitsPerSecond - seeded) < 1e-6, "requests in flight at the cut cut again")
     f.onResponse(response(100, 10, sentMs = 21, nowMs = 40))
-    assert(math.abs(f.unitsPerSecond - first * 0.9) < 1e-6, "a request sent after the cut was throttled too")
+    assert(math.abs(f.unitsPerSecond - seeded * 0.9) < 1e-6, "a request sent after the cut was throttled too")
+    f.onResponse(response(100, 0, sentMs = 12, nowMs = 45))
+    assert(
+      math.abs(f.unitsPerSecond - seeded * 0.9) < 1e-6,
+      "the first estimate is closed once a later request answered")
+  }
+
+  test("adaptive: a writer whose first answer was wholly refused is not paced from nothing") {
+    // Four requests leave at once; the one the shard refused whole comes back first, the three stored ones after.
+    val f = new RateFlowController(500, openShards = 1)
+    f.onResponse(response(500, 500, sentMs = 0, nowMs = 10))
+    assert(
+      f.unitsPerSecond == RateFlowController.MinUnitsPerSecond,
+      "nothing stored yet: the estimate starts at the floor")
+    (1 to 3).foreach(i => f.onResponse(response(500, 0, sentMs = 0, nowMs = 10L + i)))
+    assert(math.abs(f.unitsPerSecond - (1.0 + 1500 / 0.1 * 0.9)) < 1e-6, "what the requests in flight stored counts")
   }
 
   test("adaptive: clean full responses raise the rate, faster the longer nothing throttles; partial ones and old news do not") {

@@ -8,7 +8,16 @@ import scala.jdk.CollectionConverters._
 import org.scalatest.funsuite.AnyFunSuite
 import software.amazon.awssdk.core.SdkBytes
 import software.amazon.awssdk.services.kinesis.model.{PutRecordsRequestEntry, PutRecordsResultEntry}
-import io.github.sparkkinesis.sink.executor.{Outgoing, PendingRecord, RecordBatcher, SendPacer, ShardMap}
+import io.github.sparkkinesis.sink.executor.{
+  FlowController,
+  Outgoing,
+  PendingRecord,
+  RecordBatcher,
+  SendPacer,
+  ShardMap,
+  ShardPace,
+  ShardPaces
+}
 
 /** The pacer's decisions in virtual time, against a two-shard map: what may go, what waits, who hears what. */
 class SendPacerSuite extends AnyFunSuite {
@@ -148,6 +157,39 @@ class SendPacerSuite extends AnyFunSuite {
     }
     assert(pacer.traceFields == before, "s1's traffic changed s0's pace")
     assert(pacer.pacedCount == 1)
+  }
+
+  test("writers of one JVM share a shard's pace: one's throttling paces the other, and the shard's turns alternate") {
+    val jvm = new ShardPaces(() => FlowController(FlowControlMode.Adaptive, 500, 1))
+    val a = new SendPacer(FlowControlMode.Adaptive, 500, 2, _ => Some(twoShards), 0L, jvm)
+    val b = new SendPacer(FlowControlMode.Adaptive, 500, 2, _ => Some(twoShards), 0L, jvm)
+    throttleShard0(a)
+    assert(a.pacedCount == 1 && b.pacedCount == 1 && b.gated, "b never sent, yet s0 is paced for it too")
+    val laneA = queue((0 until 300).map(i => record(s"a$i", 0, s"a$i")): _*)
+    val laneB = queue((0 until 300).map(i => record(s"b$i", 0, s"b$i")): _*)
+    val first = take(a, 200 * Ms, laneA)
+    assert(first != null && first.records.size < 300, "a takes s0's turn")
+    assert(take(b, 200 * Ms, laneB) == null, "the turn is spent: b waits")
+    val next = b.wakeAtNanos
+    assert(next == 200 * Ms + first.pauseNanos, "b waits for s0's next turn, not one of its own")
+    assert(take(a, next, laneA) == null, "a took the last turn and b waits: a leaves this one to b")
+    assert(a.wakeAtNanos == next + ShardPace.YieldNanos)
+    val byB = take(b, next, laneB)
+    assert(tags(byB.records).head == "b0", "b takes it")
+    val after = next + byB.pauseNanos
+    assert(take(a, next + Ms, laneA) == null, "a waits for the next turn")
+    assert(take(b, after, laneB) == null, "b took the last turn and a waits: b leaves this one to a")
+    val byA = take(a, after, laneA)
+    assert(byA != null, "a takes it")
+    assert(take(a, after + byA.pauseNanos, laneA) != null, "a turn nobody waits for goes to the last taker at once")
+  }
+
+  test("a shared pace no writer used for 10 s starts unpaced again when a writer starts; one in use stays paced") {
+    val jvm = new ShardPaces(() => FlowController(FlowControlMode.Adaptive, 500, 1))
+    throttleShard0(new SendPacer(FlowControlMode.Adaptive, 500, 2, _ => Some(twoShards), 0L, jvm))
+    assert(jvm.forgetIdle(5000 * Ms).pacedCount == 1, "5 s after its last answer: still paced")
+    val next = new SendPacer(FlowControlMode.Adaptive, 500, 2, _ => Some(twoShards), 0L, jvm)
+    assert(jvm.forgetIdle(10100 * Ms).pacedCount == 0 && !next.gated, "10 s after: a new task starts unpaced")
   }
 
   test("ladder, aimd and off pace the stream as a whole, as does adaptive without a shard map") {

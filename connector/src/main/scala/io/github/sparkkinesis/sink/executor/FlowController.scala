@@ -129,6 +129,8 @@ final class RateFlowController(
   private var answered = 0.0
   private var refused = 0.0
   private var answeredAtNanos = 0L
+  // Seconds the first estimate averaged over, while answers to requests sent before it still come in; 0 after.
+  private var seedSeconds = 0.0
 
   /** Write units per second this writer may send; infinite while off. */
   def unitsPerSecond: Double = rate
@@ -149,13 +151,20 @@ final class RateFlowController(
   override def onResponse(r: Response): Unit = {
     if (!started) { started = true; firstSentNanos = r.sentAtNanos }
     // Only the first estimate needs the last second's deliveries.
-    if (rate.isInfinite)
-      remember(r.nowNanos, if (r.records == 0) 0.0 else r.units * (r.records - r.throttled) / r.records)
-    else if (r.sentAtNanos - lastCutNanos > 0) count(r)
+    if (rate.isInfinite) remember(r.nowNanos, storedUnits(r))
+    else if (r.sentAtNanos - lastCutNanos > 0) { count(r); seedSeconds = 0.0 }
+    else if (seedSeconds > 0) {
+      // The first estimate counted what was answered before the first refusal. Requests in flight then (a writer
+      // starts unpaced, several at once) were answered in any order: one wholly refused may come back before those
+      // stored, and an estimate from that alone paced the writer from almost nothing (a 50 KiB aggregate a minute).
+      // What they stored belongs to the same window.
+      rate += storedUnits(r) / seedSeconds * (1 - decrease)
+    }
     if (r.throttled > 0) {
       if (rate.isInfinite) {
         val window = math.min(WindowSeconds, math.max(MinWindowSeconds, (r.nowNanos - firstSentNanos) / 1e9))
         cut(recentUnits / window * (1 - decrease), r.nowNanos)
+        seedSeconds = window
         recent.clear()
       } else if (r.sentAtNanos - lastCutNanos > 0) {
         val kept = (answered - refused) / answered
@@ -177,6 +186,9 @@ final class RateFlowController(
       lastGrowthNanos = r.nowNanos
     }
   }
+
+  private def storedUnits(r: Response): Double =
+    if (r.records == 0) 0.0 else r.units * (r.records - r.throttled) / r.records
 
   private def cut(to: Double, now: Long): Unit = {
     rate = math.max(MinUnitsPerSecond, to)

@@ -45,7 +45,11 @@ final class RecordPublisher(
     config.maxRecordsPerRequest,
     limits.openShards,
     stale => ShardMap.of(config.connection, stream, stale),
-    System.nanoTime())
+    System.nanoTime(),
+    if (config.flowControl == FlowControlMode.Adaptive)
+      ShardPaces.of(config.connection, stream, config.maxRecordsPerRequest, System.nanoTime())
+    else null
+  )
   private val lanes =
     new SendLanes(config.maxInFlightRequests, config.preserveKeyOrder, config.maxBytesPerRequest, pacer, System.nanoTime())
   private val completions = new LinkedBlockingQueue[Completion]()

@@ -2,6 +2,7 @@ package io.github.sparkkinesis.sink
 package executor
 
 import java.util
+import java.util.concurrent.atomic.AtomicInteger
 
 import software.amazon.awssdk.services.kinesis.model.PutRecordsResultEntry
 
@@ -23,28 +24,42 @@ import software.amazon.awssdk.services.kinesis.model.PutRecordsResultEntry
  * lane holding only a few records of unpaced shards lets them gather for up to [[SendPacer.LingerNanos]] (or
  * until a paced shard's turn) rather than send a request per trickle of input.
  *
+ * Shard paces come from `paces`: the writer tasks of one JVM share them (see [[ShardPaces]]), so a shard's turns
+ * go to whichever task has records for it.
+ *
  * @param shards the stream's shard map; `stale = true` asks for a fresh listing after a record was stored in a
  *               shard the map does not know (a reshard); None paces the stream as a whole
+ * @param paces  the shards' paces, shared with the JVM's other writers to the stream; this writer's own by default
  */
 final class SendPacer(
     mode: FlowControlMode,
     maxRecords: Int,
     openShards: Int,
     shards: Boolean => Option[ShardMap],
-    startNanos: Long) {
+    startNanos: Long,
+    paces: ShardPaces = null) {
   import SendPacer._
 
   // Per-shard pacing is what `adaptive` means; the other modes are the seed design and its comparisons.
   private var map: ShardMap = if (mode == FlowControlMode.Adaptive) shards(false).orNull else null
   private val whole: PaceGroup =
-    if (map == null) new PaceGroup(WholeStream, FlowController(mode, maxRecords, openShards), startNanos) else null
+    if (map == null)
+      new PaceGroup(
+        WholeStream,
+        new ShardPace(FlowController(mode, maxRecords, openShards), startNanos, new AtomicInteger))
+    else null
+  private val book: ShardPaces =
+    if (whole != null) null
+    else if (paces != null) paces
+    else new ShardPaces(() => FlowController(mode, maxRecords, 1))
   private val byId = new util.HashMap[String, PaceGroup]()
   private var byIndex: Array[PaceGroup] = Array.empty
   if (map != null) install(map)
   private var lastRelistNanos = startNanos
 
-  private var paced = 0
   private var stamp = 0L
+  // Who this writer is to the shared paces: not the pacer itself, which a pace would then keep alive.
+  private val token = new Object
   private val touched = new util.ArrayList[PaceGroup]()
   private var wakeAt = 0L
   private var wakeKnown = false
@@ -59,16 +74,21 @@ final class SendPacer(
     override def admit(r: PendingRecord): Int = {
       val g = groupOf(r)
       touch(g)
-      if (!g.flow.pacing) { g.records += 1; g.units += FlowController.units(r.size); RecordGate.Admit }
-      else if (gateNow - g.nextAtNanos < 0) {
-        if (!wakeKnown || g.nextAtNanos - wakeAt < 0) { wakeAt = g.nextAtNanos; wakeKnown = true }
-        refused
-      } else {
-        val units = FlowController.units(r.size)
-        if (g.records >= g.flow.batchSize || (g.records > 0 && g.units + units > g.flow.batchUnits)) {
-          g.full = true
+      val pace = g.pace
+      if (!pace.pacing) { g.records += 1; g.units += FlowController.units(r.size); RecordGate.Admit }
+      else {
+        // A shard this request already takes records for has its turn; another asks once per request.
+        val turn = if (g.records > 0) gateNow else pace.turnAt(token, gateNow)
+        if (turn - gateNow > 0) {
+          if (!wakeKnown || turn - wakeAt < 0) { wakeAt = turn; wakeKnown = true }
           refused
-        } else { g.records += 1; g.units += units; pacedTaken += 1; RecordGate.Admit }
+        } else {
+          val units = FlowController.units(r.size)
+          if (g.records >= pace.batchSize || (g.records > 0 && g.units + units > pace.batchUnits)) {
+            g.full = true
+            refused
+          } else { g.records += 1; g.units += units; pacedTaken += 1; RecordGate.Admit }
+        }
       }
     }
   }
@@ -76,11 +96,11 @@ final class SendPacer(
   /** True when each shard has its own pace. */
   def perShard: Boolean = whole == null
 
-  /** Groups pacing now (shards, or the whole stream). */
-  def pacedCount: Int = paced
+  /** Groups pacing now (the stream's shards, for every writer sharing their paces; or the whole stream). */
+  def pacedCount: Int = if (whole == null) book.pacedCount else if (whole.pace.pacing) 1 else 0
 
   /** True while some shard (or the stream) is paced: requests are then gathered across lanes, see [[SendLanes]]. */
-  def gated: Boolean = paced > 0
+  def gated: Boolean = pacedCount > 0
 
   /**
    * The next request, or null when none of the queued records may go yet: then [[wakeAtNanos]] says when the
@@ -91,8 +111,8 @@ final class SendPacer(
    * burst.
    */
   def take(sources: Array[RecordBatcher], maxBytes: Long, now: Long): Outgoing =
-    if (paced == 0) {
-      val size = if (whole != null) whole.flow.batchSize else maxRecords
+    if (!gated) {
+      val size = if (whole != null) whole.pace.batchSize else maxRecords
       val batcher = sources(0)
       val batch = batcher.take(size, maxBytes)
       val drawn = new Array[Boolean](sources.length)
@@ -141,14 +161,14 @@ final class SendPacer(
    */
   def wakeFor(r: PendingRecord, now: Long): Long = {
     val g = groupOf(r)
-    if (g.flow.pacing) g.nextAtNanos else if (whole != null) now else now + LingerNanos
+    if (g.pace.pacing) g.pace.nextAtNanos else if (whole != null) now else now + LingerNanos
   }
 
   /** True when every one of these (failed) records' shards is paced: resends then wait for the pace alone. */
   def pacing(records: util.List[PendingRecord]): Boolean = {
     var all = true
     var i = 0
-    while (all && i < records.size) { all = groupOf(records.get(i)).flow.pacing; i += 1 }
+    while (all && i < records.size) { all = groupOf(records.get(i)).pace.pacing; i += 1 }
     all
   }
 
@@ -199,11 +219,8 @@ final class SendPacer(
 
   private def pacedRate: (Int, Option[Double]) = {
     val groups = if (whole != null) Seq(whole) else byIndex.toSeq
-    val pacing = groups.filter(_.flow.pacing)
-    val rates = pacing.collect {
-      case g if g.flow.isInstanceOf[RateFlowController] =>
-        g.flow.asInstanceOf[RateFlowController].unitsPerSecond
-    }
+    val pacing = groups.filter(_.pace.pacing)
+    val rates = pacing.flatMap(_.pace.unitsPerSecond)
     (pacing.size, if (rates.isEmpty) None else Some(rates.sum))
   }
 
@@ -216,12 +233,9 @@ final class SendPacer(
     while (j < touched.size) {
       val g = touched.get(j)
       if (g.records > 0) {
-        if (g.flow.pacing) {
-          val pause = g.flow.pauseNanos(g.units)
-          // Keep to the schedule when a send comes a little late, but do not bank an idle spell for a burst.
-          g.nextAtNanos = (if (g.nextAtNanos - (now - pause) > 0) g.nextAtNanos else now) + pause
-          maxPause = math.max(maxPause, pause)
-          allowed += g.flow.batchSize
+        if (g.pace.pacing) {
+          maxPause = math.max(maxPause, g.pace.schedule(token, g.units, now))
+          allowed += g.pace.batchSize
         } else allowed += g.records
         if (g.full) {
           if (fullGroups == null) fullGroups = new util.HashSet[PaceGroup]()
@@ -245,11 +259,7 @@ final class SendPacer(
 
   private def refused: Int = if (whole != null) RecordGate.Stop else RecordGate.Skip
 
-  private def feed(g: PaceGroup, response: FlowController.Response): Unit = {
-    val was = g.flow.pacing
-    g.flow.onResponse(response)
-    if (g.flow.pacing != was) paced += (if (was) -1 else 1)
-  }
+  private def feed(g: PaceGroup, response: FlowController.Response): Unit = g.pace.onResponse(response)
 
   private def groupOf(r: PendingRecord): PaceGroup =
     if (whole != null) whole
@@ -292,8 +302,7 @@ final class SendPacer(
     }
   }
 
-  private def newGroup(shardId: String, now: Long): PaceGroup =
-    new PaceGroup(shardId, FlowController(mode, maxRecords, 1), now)
+  private def newGroup(shardId: String, now: Long): PaceGroup = new PaceGroup(shardId, book(shardId, now))
 
   private def newStamp(): Unit = { stamp += 1; touched.clear() }
 
@@ -325,9 +334,11 @@ object SendPacer {
   }
 }
 
-/** One shard's pace, or the whole stream's where shards are not told apart. Only the writer's thread uses it. */
-final class PaceGroup(val shardId: String, val flow: FlowController, startNanos: Long) {
-  private[sink] var nextAtNanos: Long = startNanos
+/**
+ * One shard as this writer sees it, or the whole stream where shards are not told apart: its pace (shared with
+ * the JVM's other writers to the shard) and this writer's scratch. Only the writer's thread uses the scratch.
+ */
+final class PaceGroup(val shardId: String, val pace: ShardPace) {
   /** No longer an open shard of the current map: records cached here are placed again. */
   private[sink] var retired = false
   // Scratch for one take or one response, reset when `stamp` changes.
