@@ -20,7 +20,23 @@ Two shapes. The connector keeps each shard's read quota even when the simulator 
 planning and checkpoint files: about 100 ms of CPU per batch, measured) divided by the records the quota lets in;
 that shape is compared with the raw loop paced to the same quota. The target is judged on the busy shape
 (`cpu_busy_shards`, more for a record size that needs them: `cpu_busy_shards_by_size`): enough shards that the
-quota is above what the machine reads, as when CPU matters."""
+quota is above what the machine reads, as when CPU matters.
+
+What the connector does to a record that the raw loop does not (#42, bench/results/2026-11-28-copies.md). Both
+decode each payload out of the CBOR answer into an array of its own (the SDK). The connector then: copies a
+payload under 512 B into its record block (larger ones stay the SDK's array), with the key and sequence number;
+hands the row a small payload as a copy of exactly its length, a large one as the SDK's array itself (Spark reads a
+binary column as an exact-length byte[]: a slice of the block cannot be passed); and Spark copies the row into an
+UnsafeRow. That last copy cannot go: Spark plans a projection to UnsafeRow over every row-based DataSource V2 scan
+(DataSourceV2Strategy, unless the scan is columnar), and a reader returning UnsafeRows would add copies (getBinary
+copies out of one, the projection into the next); a columnar scan is converted by ColumnarToRowExec into UnsafeRows
+the same way. So a 1 KiB payload is copied once more than by the raw loop, a 100 B one three times; per record
+that is tens of nanoseconds (the row and Spark's projection together 0.1-0.2 µs in a probe), against the
+micro-batch's fixed cost: two Spark jobs (the snapshot of the prefetch buffers and the write), planning, and two
+checkpoint files, spread over the records of one batch. In a catch-up a batch takes what the prefetch buffers
+hold once they are half full (an eighth of the heap by default: about 115 MB of records with the bench's 2 GiB
+driver), so at 1 KiB it brings a fifth to a sixth of the records it brings at 100 B (105,000 against 580,000 in
+2026-11-27-engine), and its fixed cost weighs that much more per record: the gap left at 1 KiB."""
 
 from __future__ import annotations
 
@@ -125,8 +141,24 @@ def measure(
     return out
 
 
-#: how often the steady-state measure looks for a finished batch (each look is a py4j call building JSON)
+#: how often the steady-state measure looks for a finished batch
 PROGRESS_POLL_SECONDS = 0.1
+
+
+def _last_batch(query: Any) -> tuple[int, int] | None:
+    """(batch id, input rows) of the query's last progress, read field by field over py4j. PySpark's
+    `lastProgress` has the JVM write the whole progress as JSON, the source's three offsets included (thousands of
+    characters at 128 shards): ten looks a second cost the driver JVM about 10 ms of CPU a second, 0.2 µs per
+    record at 1 KiB x 128 shards in a profile (2026-11-28-copies), charged to the connector."""
+    progress = query._jsq.lastProgress()
+    return None if progress is None else (int(progress.batchId()), int(progress.numInputRows()))
+
+
+def _recent_batches(query: Any) -> list[tuple[int, int]]:
+    """(batch id, input rows) of every progress the query keeps, as `_last_batch` reads them."""
+    return [(int(p.batchId()), int(p.numInputRows())) for p in query._jsq.recentProgress()]
+
+
 #: the paced SDK loop's steady window, after its warm-up (it reads the steady measure's backlog again)
 PACED_WARMUP_SECONDS = 3.0
 PACED_SECONDS = 12.0
@@ -207,15 +239,15 @@ def steady_state(
                         raise TimeoutError(f"steady-state read of {stream} did not finish in {timeout:.0f} s")
                     if query.exception() is not None:
                         raise RuntimeError(f"steady-state query failed: {query.exception()}")
-                    progress = query.lastProgress
-                    if progress and int(progress["batchId"]) not in seen and int(progress["numInputRows"]) > 0:
+                    last = _last_batch(query)
+                    if last and last[0] not in seen and last[1] > 0:
                         # Batches that ended between two looks (the short ones at the end of a catch-up) are
                         # taken from the recent progress, or the window would wait for records it already read.
                         # (An idle trigger's progress repeats the next batch's id with no rows: never counted.)
-                        missed = int(progress["batchId"]) > max(seen, default=-1) + 1
-                        for p in query.recentProgress if missed else [progress]:
-                            if int(p["batchId"]) not in seen and int(p["numInputRows"]) > 0:
-                                seen[int(p["batchId"])] = int(p["numInputRows"])
+                        missed = last[0] > max(seen, default=-1) + 1
+                        for batch, rows in _recent_batches(query) if missed else [last]:
+                            if batch not in seen and rows > 0:
+                                seen[batch] = rows
                         marks.append((sum(seen.values()), cpu.seconds(), jit.seconds(), time.monotonic()))
                     time.sleep(PROGRESS_POLL_SECONDS)  # a poll interval, not a wait for a condition
             finally:

@@ -421,7 +421,7 @@ FIGURES: tuple[Figure, ...] = (
         "cpu-vs-sdk",
         COST,
         "Read CPU per record against a raw SDK GetRecords loop (steady, without JIT)",
-        "≤ 1.5×",
+        "≤ 1.2×",
         "cpuPerRecord",
         _cpu_vs_sdk,
         "Spark's fixed cost per micro-batch spread over the records a batch brings",

@@ -164,11 +164,11 @@ def _engine_results() -> dict[str, Any]:
                 "shards": 64,
                 "recordsInStream": 1000,
                 "ratioToRawSdk": 3.0,
-                "steadyRatioWithoutJit": 1.4,
+                "steadyRatioWithoutJit": 1.15,
                 "judged": True,
                 "fractionOfReadQuota": 0.4,
                 "connector": {"cpuMicrosPerRecord": 3.0, "backgroundAdjustedMicrosPerRecord": 2.9},
-                "connectorSteady": {"cpuMicrosPerRecord": 2.0, "withoutJitMicrosPerRecord": 1.4},
+                "connectorSteady": {"cpuMicrosPerRecord": 2.0, "withoutJitMicrosPerRecord": 1.15},
                 "rawSdk": {
                     "cpuMicrosPerRecord": 1.0,
                     "backgroundAdjustedMicrosPerRecord": 0.9,
@@ -192,8 +192,8 @@ def _engine_results() -> dict[str, Any]:
                 },
             },
             # with the raw loop's drains of the same backlog around the query, the verdict follows them
-            _bracketed_shape(earlier_ratio=1.2, bracket_ratio=1.8),
-            _bracketed_shape(earlier_ratio=2.0, bracket_ratio=1.3),
+            _bracketed_shape(earlier_ratio=1.1, bracket_ratio=1.8),
+            _bracketed_shape(earlier_ratio=2.0, bracket_ratio=1.15),
         ],
     }
     duration = {"median": 120.0, "p95": 200.0, "max": 250.0, "n": 28}
