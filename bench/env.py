@@ -126,6 +126,13 @@ class Settings:
     #: the second traffic window starts this long after the traffic (0: none), once the JIT has compiled what
     #: records bring (on 2 cores its CPU fell from 0.56 of a core in the first 30 s to 0.12 after three minutes)
     many_steady_traffic_after: float = 180.0
+    #: up to 10,000 shards on one driver (bench/shard_scale.py): shapes, the idle window's start (seconds after the
+    #: query's) and length, the traffic's length and its unmeasured first seconds
+    shard_scale_shards: list[int] = field(default_factory=lambda: [1000, 2500, 5000, 10000])
+    shard_scale_idle_after: float = 150.0
+    shard_scale_idle_seconds: float = 60.0
+    shard_scale_traffic_seconds: float = 60.0
+    shard_scale_traffic_warmup: float = 15.0
     #: a backlog drained by a driver with a 1 GiB heap (bench/memory.py): shards x MiB per shard of 10 KiB records
     memory_shards: int = 64
     memory_mib_per_shard: int = 20
@@ -181,6 +188,11 @@ class Settings:
                 many_steady_idle_after=0.0,
                 many_traffic_seconds=4.0,
                 many_steady_traffic_after=4.0,
+                shard_scale_shards=[10],
+                shard_scale_idle_after=2.0,
+                shard_scale_idle_seconds=3.0,
+                shard_scale_traffic_seconds=8.0,
+                shard_scale_traffic_warmup=2.0,
                 memory_shards=4,
                 memory_mib_per_shard=1,
                 cluster_shards=2,
@@ -224,6 +236,11 @@ class Settings:
                 many_steady_idle_after=0.0,
                 many_traffic_seconds=15.0,
                 many_steady_traffic_after=0.0,
+                shard_scale_shards=[200, 1000],
+                shard_scale_idle_after=40.0,
+                shard_scale_idle_seconds=20.0,
+                shard_scale_traffic_seconds=30.0,
+                shard_scale_traffic_warmup=10.0,
                 memory_shards=8,
                 memory_mib_per_shard=4,
                 cluster_records=40_000,

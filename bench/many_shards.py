@@ -39,6 +39,22 @@ SLICES_PER_SECOND = 10
 PUT_BATCH = 500
 
 
+def start_query(
+    spark: Any, sim: Simulator, stream: str, arrivals: Any, checkpoint: str, shards: int
+) -> tuple[Any, float, float]:
+    """A default query on `stream` whose batches go to `arrivals.collect`, once it waits for data: the query, its
+    start (monotonic seconds) and how long it took to start."""
+    reader = spark.readStream.format("kinesis").options(**source_options(sim.endpoint, stream)).load()
+    start = time.monotonic()
+    query = reader.writeStream.foreachBatch(arrivals.collect).option("checkpointLocation", checkpoint).start()
+    try:
+        wait_for(lambda: str(query.status["message"]).startswith("Waiting"), 600, f"the {shards}-shard query to start")
+    except BaseException:
+        query.stop()
+        raise
+    return query, start, time.monotonic() - start
+
+
 def _cpu_fraction(cpu: ProcessCpu, jit: JitCpu, seconds: float) -> dict[str, float]:
     """The JVM's CPU over a wall window, as a fraction of one core, and its JIT compiler threads' share of it."""
     c0, j0, t0 = cpu.seconds(), jit.seconds(), time.monotonic()
@@ -237,17 +253,9 @@ def measure(
     try:
         hash_keys = [s["HashKeyRange"]["StartingHashKey"] for s in sim.shards(stream)]
         baseline = _cpu_fraction(cpu, jit, min(BASELINE_SECONDS, idle_seconds))
-        reader = spark.readStream.format("kinesis").options(**source_options(sim.endpoint, stream)).load()
         with tempfile.TemporaryDirectory(prefix="bench-many-cp-") as checkpoint:
-            start = time.monotonic()
-            query = reader.writeStream.foreachBatch(arrivals.collect).option("checkpointLocation", checkpoint).start()
+            query, start, startup = start_query(spark, sim, stream, arrivals, checkpoint, shards)
             try:
-                wait_for(
-                    lambda: str(query.status["message"]).startswith("Waiting"),
-                    600,
-                    f"the {shards}-shard query to start",
-                )
-                startup = time.monotonic() - start
                 time.sleep(min(SETTLE_SECONDS, idle_seconds / 2))  # not idling yet: see SETTLE_SECONDS
                 idle = idle_phase(sim, stream, query, cpu, jit, idle_seconds)
                 steady = None

@@ -23,6 +23,12 @@ EFO_P50_MS = 150.0
 EFO_QUOTA_FRACTION = 0.95
 REALTIME_P99_MS = {"polling": 300.0, "efo": 150.0}
 AGGREGATION_SPEEDUP = 8.0
+#: 10,000 shards on one driver (#42): the judged shape, and its targets
+SHARD_SCALE_SHARDS = 10000
+SHARD_SCALE_IDLE_CPU_FRACTION = 0.25
+SHARD_SCALE_HEAP_MIB = 1024.0
+#: "linear or better": a cost's growth exponent from the smallest to the largest shape, with room for noise
+SHARD_SCALE_EXPONENT = 1.15
 
 LATENCY_RATE_NOTE = "50 rows/s (rate source → sink → source, 100 ms triggers)"
 
@@ -51,6 +57,7 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
         _latency_targets,
         _lull_targets,
         _many_shards_targets,
+        _shard_scale_targets,
         _memory_targets,
         _cluster_targets,
         _fanout_targets,
@@ -352,6 +359,77 @@ def _many_shards_targets(results: dict[str, Any], add: Add) -> None:
 MEMORY_FIXED_OVERHEAD_MIB = 64
 
 
+#: the per-shard costs judged "linear or better" (bench/shard_scale.py's figures), with their labels
+SHARD_SCALE_COSTS = {
+    "startSeconds": "query start",
+    "idleTriggerMs": "idle trigger",
+    "idleCpuFraction": "idle CPU",
+    "offsetFileBytes": "offset log entry",
+    "walCommitMs": "walCommit",
+    "commitOffsetsMs": "commitOffsets",
+    "batchTriggerMs": "trigger with traffic",
+    "batchLatestOffsetMs": "latestOffset with traffic",
+    "heapAfterFullGcMiB": "heap after a full GC",
+}
+
+
+def _shard_scale_targets(results: dict[str, Any], add: Add) -> None:
+    from bench.shard_scale import figures, slopes
+
+    names = (
+        "10,000 shards: p50 put→row ≤ 1 s (10 % of shards busy)",
+        "10,000 shards: idle CPU ≤ 25% of a core",
+        "10,000 shards: heap after a full GC ≤ 1 GiB",
+        "per-shard costs linear or better",
+    )
+    data = results.get("shardScale") or {}
+    runs = data.get("runs") or []
+    big = [r for r in runs if r["shards"] == SHARD_SCALE_SHARDS]
+    if not big:
+        for name in names[:3]:
+            add(name, "-", _not_run(data) if not runs else f"no {SHARD_SCALE_SHARDS}-shard shape in this run", None)
+    for r in big:
+        f, shape = figures(r), f"{r['shards']} shards, {r['activeShards']} busy"
+        missing = r["traffic"]["recordsMissing"]
+        add(
+            names[0],
+            shape,
+            f"{f['p50Ms']} ms (p95 {f['p95Ms']} ms, {missing} missing)",
+            f["p50Ms"] == f["p50Ms"] and f["p50Ms"] <= P50_MS and missing == 0,
+        )
+        idle = r["idle"]
+        add(
+            names[1],
+            f"{r['shards']} shards, {idle['secondsAfterStart']:.0f} s after the start",
+            f"{f['idleCpuFraction']:.1%} (JIT {idle['cpu']['jitFractionOfOneCore']:.1%}; after traffic "
+            f"{f['idleAfterTrafficCpuFraction']:.1%})",
+            f["idleCpuFraction"] <= SHARD_SCALE_IDLE_CPU_FRACTION,
+        )
+        add(
+            names[2],
+            f"{r['shards']} shards, end of the traffic",
+            f"{f['heapAfterFullGcMiB']} MiB",
+            f["heapAfterFullGcMiB"] <= SHARD_SCALE_HEAP_MIB,
+        )
+    if len(runs) < 2:
+        add(names[3], "-", _not_run(data) if not runs else "one shape: no growth to judge", None)
+        return
+    # Judged on the steepest step between neighbouring shapes: a cost flat up to 5000 shards and doubling
+    # again to 10,000 still has a gentle exponent end to end.
+    span = f"{runs[0]['shards']} → {runs[-1]['shards']} shards"
+    for key, label in SHARD_SCALE_COSTS.items():
+        exponent = slopes(runs).get(key) or {}
+        steepest = exponent.get("steepest")
+        add(
+            names[3],
+            f"{label}, {span}",
+            f"steepest {steepest}, end to end {exponent.get('overall')}"
+            if steepest is not None
+            else "not measured at two shapes",
+            steepest is not None and steepest <= SHARD_SCALE_EXPONENT,
+        )
+
+
 def memory_excess_mib(child: dict[str, Any]) -> float | None:
     """Live heap during the drain beyond the live heap before it and beyond `fetchBufferSize` (None: not measured)."""
     if not child.get("liveMaxMiB") or not child.get("fetchBufferSize"):
@@ -649,7 +727,14 @@ def markdown(results: dict[str, Any], plots: dict[str, str], image_prefix: str =
                     f"{dur('latestOffset')} | {dur('queryPlanning')} | {dur('triggerExecution')} | "
                     f"{p['listShardsPerMinute']} |"
                 )
-    for render in (_paced_section, _cpu_section, _many_shards_section, _memory_section, _cluster_section):
+    for render in (
+        _paced_section,
+        _cpu_section,
+        _many_shards_section,
+        _shard_scale_section,
+        _memory_section,
+        _cluster_section,
+    ):
         out += render(results)
     if plots:
         out += ["", "## Plots", ""] + [f"![{name}]({image_prefix}{path})" for name, path in plots.items()]
@@ -820,6 +905,46 @@ def _steady_rows(steady: dict[str, Any] | None, spread: Callable[[dict[str, Any]
     ]
 
 
+def _shard_scale_section(results: dict[str, Any]) -> list[str]:
+    from bench.shard_scale import figures, slopes
+
+    data = results.get("shardScale") or {}
+    runs = data.get("runs") or []
+    if not runs:
+        return ["", "## Up to 10,000 shards", "", data["error"]] if data.get("error") else []
+    out = [
+        "",
+        f"## Up to 10,000 shards (one driver, local[2], default options, quotas on; a record a second on every "
+        f"{data['activeEvery']}th shard)",
+        "",
+        "| shards | start s | idle trigger ms | idle CPU | idle GetRecords/s | p50 / p95 ms | batch trigger ms | "
+        "offset entry | walCommit ms | commitOffsets ms | heap after GC | idle after traffic: trigger ms, CPU |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in runs:
+        f = figures(r)
+        size = f["offsetFileBytes"]
+        out.append(
+            f"| {r['shards']} | {f['startSeconds']} | {_num(f['idleTriggerMs'])} | {f['idleCpuFraction']:.1%} | "
+            f"{r['idle']['getRecordsPerSecond']} | {f['p50Ms']} / {f['p95Ms']} | {_num(f['batchTriggerMs'])} | "
+            f"{size / 1024:.0f} KiB | {_num(f['walCommitMs'])} | {_num(f['commitOffsetsMs'])} | "
+            f"{f['heapAfterFullGcMiB']} MiB | {_num(f['idleAfterTrafficTriggerMs'])}, "
+            f"{f['idleAfterTrafficCpuFraction']:.1%} |"
+            if size is not None
+            else f"| {r['shards']} | {f['startSeconds']} | - | - | - | - | - | no offset entry | - | - | - | - |"
+        )
+    growth = slopes(runs)
+    out += [
+        "",
+        "Growth exponent (1: linear), steepest between neighbouring shapes / from the smallest to the largest: "
+        + ", ".join(
+            f"{label} {growth[key]['steepest']} / {growth[key]['overall']}" for key, label in SHARD_SCALE_COSTS.items()
+        )
+        + ".",
+    ]
+    return out
+
+
 def _memory_section(results: dict[str, Any]) -> list[str]:
     data = results.get("memory") or {}
     if "completed" not in data:
@@ -965,4 +1090,43 @@ def plot(results: dict[str, Any], directory: Path, stem: str) -> dict[str, str]:
         files["flow-control trace"] = f"{stem}-flow-control.png"
         fig.savefig(directory / files["flow-control trace"], dpi=100)
         plt.close(fig)
+    if len((results.get("shardScale") or {}).get("runs") or []) >= 2:
+        files["costs vs shards"] = f"{stem}-shard-scale.png"
+        _shard_scale_plot(results["shardScale"], directory / files["costs vs shards"])
     return files
+
+
+def _shard_scale_plot(data: dict[str, Any], path: Path) -> None:
+    """Each of the driver's costs against the shard count, with a linear line through the smallest shape."""
+    import matplotlib.pyplot as plt
+
+    from bench.shard_scale import figures
+
+    runs = data["runs"]
+    shards = [r["shards"] for r in runs]
+    panels = (
+        ("idleTriggerMs", "idle trigger, ms (median)"),
+        ("idleCpuFraction", "idle CPU, fraction of a core"),
+        ("p50Ms", "put→row p50, ms"),
+        ("offsetFileBytes", "offset log entry, bytes"),
+        ("walCommitMs", "walCommit, ms (median)"),
+        ("commitOffsetsMs", "commitOffsets, ms (median)"),
+        ("batchTriggerMs", "trigger with traffic, ms (median)"),
+        ("batchLatestOffsetMs", "latestOffset with traffic, ms (median)"),
+        ("heapAfterFullGcMiB", "heap after a full GC, MiB"),
+        ("startSeconds", "query start, s"),
+    )
+    fig, axes = plt.subplots(2, 5, figsize=(17, 6))
+    for ax, (key, title) in zip(axes.flat, panels):
+        values = [figures(r)[key] for r in runs]
+        ax.plot(shards, values, "-o")
+        if values[0] and key != "p50Ms":  # a cost's linear growth from the smallest shape, for comparison
+            ax.plot(shards, [values[0] * s / shards[0] for s in shards], ":", color="grey", label="linear")
+            ax.legend(fontsize=7)
+        ax.set_title(title, fontsize=9)
+        ax.set_xlabel("shards")
+        ax.set_ylim(bottom=0)
+    fig.suptitle("Driver costs against shards (one driver, local[2], quotas on)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)

@@ -42,6 +42,7 @@ from bench import (
     realtime,
     report,
     scale,
+    shard_scale,
     writers,
 )
 from bench.env import REPO, Settings, Simulator, dump, load, machine, own_simulator, spark_session
@@ -60,6 +61,7 @@ SECTIONS = (
     "realTime",
     "scale",
     "manyShards",
+    "shardScale",
     "memory",
     "localCluster",
 )
@@ -101,6 +103,7 @@ def run_benchmarks(
         "realTime": lambda: realtime.run(spark, sim, settings),
         "scale": lambda: scale.run(spark, sim, settings),
         "manyShards": lambda: many_shards.run(spark, sim, settings),
+        "shardScale": lambda: shard_scale.run(spark, sim, settings),
         "memory": lambda: memory.run(spark, sim, settings),
         "localCluster": lambda: cluster.run(spark, sim, settings),
     }

@@ -120,6 +120,14 @@ def _check_source_engine_sections(results: dict[str, Any], settings: Settings) -
     assert many["trafficSteady"]["measured"] > 0 and many["traffic"]["measured"] > 0, many
     assert many["traffic"]["recordsSent"] >= many["traffic"]["measured"] + many["trafficSteady"]["measured"]
 
+    [wide] = results["shardScale"]["runs"]
+    assert (wide["shards"], wide["activeShards"]) == (10, 1) and wide["startSeconds"] >= 0
+    assert wide["idle"]["cpu"]["wallSeconds"] >= settings.shard_scale_idle_seconds and wide["idle"]["triggers"] > 0
+    traffic = wide["traffic"]
+    assert traffic["recordsSent"] > 0 and traffic["recordsMissing"] == 0 and traffic["batches"] >= 1, traffic
+    assert traffic["offsetFileBytes"] > 0 and traffic["walCommitMs"]["n"] == traffic["batches"], traffic
+    assert 0 < wide["heapAfterFullGcMiB"] <= wide["heapMaxMiB"] and wide["idleAfterTraffic"]["cpu"]["wallSeconds"] > 0
+
     memory = results["memory"]
     assert memory["completed"], memory["child"]
     assert memory["child"]["records"] == memory["recordsInStream"] == memory["storedRecords"] > 0

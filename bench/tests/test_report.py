@@ -436,3 +436,74 @@ def test_progress_summary_reads_the_new_metric_names() -> None:
     assert summary["fetchBufferSize"] == 268435456 and summary["maxTotalPrefetchedBytes"] == 5000
     assert summary["reReadRanges"] == 1
     assert progress_summary([{"numInputRows": 3, "sources": [{"metrics": {}}]}])["fetchBufferSize"] is None
+
+
+def _shard_scale_run(shards: int, p50: float, offset_bytes: int, idle_cpu: float, heap: float) -> dict[str, Any]:
+    def spread(median: float) -> dict[str, float]:
+        return {"median": median, "p95": median, "max": median, "n": 5}
+
+    idle = {
+        "secondsAfterStart": 150.0,
+        "triggerExecutionMs": spread(250.0),
+        "getRecordsPerSecond": 250.0,
+        "cpu": {"wallSeconds": 60.0, "fractionOfOneCore": idle_cpu, "jitFractionOfOneCore": 0.01},
+    }
+    return {
+        "shards": shards,
+        "activeShards": shards // 10,
+        "startSeconds": shards / 1000,
+        "idle": idle,
+        "idleAfterTraffic": idle,
+        "traffic": {
+            "ms": {"p50": p50, "p95": 2 * p50},
+            "recordsMissing": 0,
+            "offsetFileBytes": offset_bytes,
+            "walCommitMs": spread(shards / 100),
+            "commitOffsetsMs": spread(50.0),
+            "triggerExecutionMs": spread(shards / 10),
+            "latestOffsetMs": spread(shards / 20),
+        },
+        "heapAfterFullGcMiB": heap,
+    }
+
+
+def test_shard_scale_judges_the_10000_shard_shape_and_each_cost_s_growth(tmp_path: Path) -> None:
+    from bench.shard_scale import slopes
+
+    runs = [
+        _shard_scale_run(1000, 400.0, 60_000, 0.05, 100.0),
+        _shard_scale_run(10000, 1400.0, 6_000_000, 0.16, 300.0),  # the offset grows 100x for 10x the shards
+    ]
+    results = _results() | {"shardScale": {"activeEvery": 10, "runs": runs, "slopes": slopes(runs)}}
+    rows = targets(results)
+    assert _verdicts(rows, "10,000 shards: p50") == ["MISS"]
+    assert _verdicts(rows, "10,000 shards: idle CPU") == ["PASS"]
+    assert _verdicts(rows, "10,000 shards: heap") == ["PASS"]
+    growth = {r["shape"].split(",")[0]: r["verdict"] for r in rows if r["target"].startswith("per-shard costs")}
+    assert growth["offset log entry"] == "MISS" and growth["walCommit"] == "PASS" and growth["commitOffsets"] == "PASS"
+    summary = markdown(results | {"targets": rows}, {})
+    assert "## Up to 10,000 shards" in summary and "| 10000 | 10.0 | 250 | 16.0% |" in summary
+    pytest.importorskip("matplotlib")  # bench/requirements.txt
+    files = plot(results, tmp_path, "x")
+    assert (tmp_path / files["costs vs shards"]).stat().st_size > 1000
+
+
+def test_shard_scale_without_its_big_shape_is_not_judged_there() -> None:
+    runs = [_shard_scale_run(10, 400.0, 600, 0.05, 100.0)]
+    results = _results() | {"shardScale": {"activeEvery": 10, "runs": runs, "slopes": {}}}
+    rows = targets(results)
+    assert set(_verdicts(rows, "10,000 shards")) == {"NOT RUN"}
+    assert _verdicts(rows, "per-shard costs") == ["NOT RUN"]
+
+
+def test_shard_scale_judges_the_steepest_step_so_a_knee_at_the_big_end_misses() -> None:
+    from bench.shard_scale import slopes
+
+    runs = [_shard_scale_run(n, 300.0, 60 * n, 0.05, 100.0) for n in (1000, 5000, 10000)]
+    runs[1]["traffic"]["latestOffsetMs"]["median"] = 60.0  # flat from 1000 (50 ms) to 5000 shards, then 6x
+    runs[2]["traffic"]["latestOffsetMs"]["median"] = 360.0
+    growth = slopes(runs)["batchLatestOffsetMs"]
+    assert growth["overall"] is not None and growth["overall"] < 1.15 < growth["steepest"]
+    results = _results() | {"shardScale": {"activeEvery": 10, "runs": runs, "slopes": slopes(runs)}}
+    verdicts = {r["shape"].split(",")[0]: r["verdict"] for r in targets(results) if r["target"].startswith("per-shard")}
+    assert verdicts["latestOffset with traffic"] == "MISS" and verdicts["offset log entry"] == "PASS"

@@ -64,4 +64,36 @@ class OffsetJsonSuite extends AnyFunSuite {
     assert(!SequenceNumbers.isAfter(ShardEnd, "11", 0))
     assert(RecordBlock.of(Seq(UserRecord("k", Array.empty, "9", 7, 0))).compareTo(0, After("10", 2)) < 0)
   }
+
+  test("a wide offset is written with streams by name and shards by id, as a JSON tree writes it, and reads back") {
+    val random = new scala.util.Random(7)
+    val wide = KinesisSourceOffset((0 until 3000).map { i =>
+      val position = i % 4 match {
+        case 0 => After(BigInt(190, random).toString, random.nextInt(5).toLong)
+        case 1 => AtTimestamp(1763760000000L + i)
+        case 2 => TrimHorizon
+        case _ => ShardEnd
+      }
+      ShardKey(if (i % 3 == 0) "clicks" else "orders\"q", f"shardId-${random.nextInt(100000)}%012d") -> position
+    }.toMap)
+    // The layout the connector has always written: a tree, streams and shards sorted.
+    val mapper = new com.fasterxml.jackson.databind.ObjectMapper()
+    val root = mapper.createObjectNode()
+    root.put("version", 1)
+    val streams = root.putObject("streams")
+    for ((stream, shards) <- wide.positions.groupBy(_._1.stream).toSeq.sortBy(_._1)) {
+      val node = streams.putObject(stream)
+      for ((key, position) <- shards.toSeq.sortBy(_._1.shardId)) {
+        val shard = node.putObject(key.shardId)
+        position match {
+          case After(seq, sub) => shard.put("after", seq); shard.put("sub", sub)
+          case AtTimestamp(ms) => shard.put("at_timestamp", ms)
+          case TrimHorizon => shard.put("trim_horizon", true)
+          case ShardEnd => shard.put("shard_end", true)
+        }
+      }
+    }
+    assert(wide.json == mapper.writeValueAsString(root))
+    assert(KinesisSourceOffset.fromJson(wide.json) == wide)
+  }
 }

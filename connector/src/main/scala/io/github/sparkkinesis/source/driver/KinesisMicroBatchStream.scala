@@ -51,6 +51,8 @@ final class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: St
   private var owners = Map.empty[ShardKey, String]
   /** The groups behind the last offset returned: the batch's tasks are cut exactly as the snapshot's were. */
   private var lastPlan: Option[(KinesisSourceOffset, Seq[Seq[ShardKey]])] = None
+  /** The offsets Spark hands back as JSON, found without parsing them again (see [[KnownOffsets]]). */
+  private val known = new KnownOffsets(KnownOffsetsKept)
 
   /** `consumerMode=efo`: this query's consumers, resolved before the first snapshot (see [[readConfig]]). */
   private val consumers = config.fanOut.map(new FanOutConsumers(config, _, derivedConsumerName(checkpointLocation)))
@@ -178,7 +180,7 @@ final class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: St
     else {
       val end = planner.endOffset(start, snapshots.filter(_.advanced).map(s => s.key -> s.last))
       lastPlan = Some(end -> groups.map(_._1.map(_.key)))
-      end
+      known.remember(end)
     }
   }
 
@@ -246,14 +248,15 @@ final class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: St
     owners ++= shards.map(s => s.key -> s.location)
     progress.record(shards, Nil)
     if (shards.exists(_.last == ShardEnd)) discovery.invalidate()
-    planner.endOffset(
-      realTimeStart.getOrElse(KinesisSourceOffset(Map.empty)),
-      shards.filter(_.advanced).map(s => s.key -> s.last))
+    known.remember(
+      planner.endOffset(
+        realTimeStart.getOrElse(KinesisSourceOffset(Map.empty)),
+        shards.filter(_.advanced).map(s => s.key -> s.last)))
   }
 
   override def createReaderFactory(): PartitionReaderFactory = KinesisPartitionReaderFactory
 
-  override def deserializeOffset(json: String): Offset = KinesisSourceOffset.fromJson(json)
+  override def deserializeOffset(json: String): Offset = known.parse(json)
 
   override def commit(end: Offset): Unit = ()
 
@@ -293,4 +296,6 @@ object KinesisMicroBatchStream {
   /** While shards are behind their tip by more than CatchUpBehindMillis, batches are planned about this often. */
   val CatchUpBatch: java.time.Duration = java.time.Duration.ofSeconds(1)
   val CatchUpBehindMillis = 1000L
+  /** Offsets [[KnownOffsets]] keeps: the batch being planned, the one before it, and the committed one. */
+  val KnownOffsetsKept = 4
 }

@@ -1,0 +1,296 @@
+"""Up to 10,000 shards on one driver (#42): how each of the driver's costs grows with the shard count. For each
+shape (1000, 2500, 5000 and 10,000 shards in a full run), one default query on `local[2]`, quotas on:
+
+* start: from `start()` to the first "Waiting" status (listing, the pinned `latest`, the first snapshot);
+* idle, `shard_scale_idle_after` seconds after the start (the idle budget has spread the shards' polls, the JIT
+  has compiled the idle path): the median `durationMs.triggerExecution` of the no-data triggers (progress asked
+  every second) and the driver JVM's CPU (driver and executor in one process) as a fraction of one core;
+* light traffic on a tenth of the shards (every tenth one, by ExplicitHashKey), a record a second each, spread
+  over the second (bench/many_shards.py's traffic): p50/p95 put -> row of the records sent after the first
+  `shard_scale_traffic_warmup` seconds; each batch's checkpoint writes (`walCommit`: the offset log's file,
+  `commitOffsets`: the commit log's), the offset log file's size (the newest `offsets/<n>` in the checkpoint);
+* the driver heap after a full collection (System.gc()) at the end of the traffic, the query still running;
+* idle again, 10 s after the traffic's last record arrived, for half the idle window: each trigger now starts from
+  an offset Spark read back from its offset log, not from the pinned start.
+
+Progress is read from the JVM's own objects (py4j), not `recentProgress`: at 10,000 shards each progress carries
+three offset JSONs of about a megabyte, which Python would parse a hundred times per read. The query keeps Spark's
+default 100 progress entries (the bench session keeps 10,000), so the heap is what a user's driver holds.
+
+Each cost's growth is reported as log-log slopes (1 is linear; the target is "linear or better"): the steepest
+between neighbouring shapes, which a knee at the big end shows, and from the smallest shape to the largest. A full
+run takes about 20 minutes (20.3 measured; the idle window is shorter from 5000 shards; creating a 10,000-shard
+stream takes ~5 s); `--quick` runs 200 and 1000 shards in about 4 minutes."""
+
+from __future__ import annotations
+
+import math
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from bench.env import Settings, Simulator, load, sql_conf, wait_for
+from bench.jvmstats import HeapPeaks, JitCpu, ProcessCpu
+from bench.latency import _percentiles
+from bench.many_shards import _Arrivals, _cpu_fraction, _traffic, start_query
+from bench.scale import IDLE_PROGRESS_INTERVAL, _epoch_ms, _stats
+
+#: a record a second on every ACTIVE_EVERY-th shard
+ACTIVE_EVERY = 10
+#: Spark's default number of progress entries a query keeps: the heap figure is a default driver's
+DEFAULT_PROGRESS_RETENTION = "100"
+#: after the traffic's last record arrived, before the second idle window
+SETTLE_SECONDS = 10.0
+DURATIONS = ("triggerExecution", "latestOffset", "queryPlanning", "walCommit", "addBatch", "commitOffsets")
+
+
+class _Progress:
+    """The query's progress as the JVM holds it, read field by field over py4j and kept here by batch id and
+    timestamp (the query keeps only the last 100): timestamp (epoch ms), rows, the durations above."""
+
+    def __init__(self, query: Any) -> None:
+        self._jsq = query._jsq
+        self._seen: dict[tuple[int, str], dict[str, Any]] = {}
+        self._lock = threading.Lock()
+        self._reading = threading.Lock()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._poll, daemon=True)
+        self._thread.start()
+
+    def _read(self) -> None:
+        with self._reading:  # the poller and a window's end both read
+            for p in self._jsq.recentProgress():
+                key = (int(p.batchId()), str(p.timestamp()))
+                if key in self._seen:
+                    continue
+                durations = p.durationMs()
+                entry = {
+                    "timestamp": _epoch_ms(key[1]),
+                    "rows": int(p.numInputRows()),
+                    **{k: int(durations.get(k)) for k in DURATIONS if durations.containsKey(k)},
+                }
+                with self._lock:
+                    self._seen[key] = entry
+
+    def _poll(self) -> None:
+        while not self._stop.wait(5.0):  # 100 entries last 100 s of idle triggers reported every second
+            self._read()
+
+    def between(self, start_ms: float, end_ms: float) -> list[dict[str, Any]]:
+        self._read()
+        with self._lock:
+            return sorted(
+                (e for e in self._seen.values() if start_ms <= e["timestamp"] < end_ms), key=lambda e: e["timestamp"]
+            )
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(10)
+
+
+def _durations(entries: list[dict[str, Any]], key: str) -> dict[str, float] | None:
+    return _stats([float(e[key]) for e in entries if key in e])
+
+
+def _offset_file_bytes(checkpoint: str) -> int | None:
+    """The newest offset log entry's size: Spark's header lines and the source's JSON."""
+    files = [p for p in Path(checkpoint, "offsets").iterdir() if p.name.isdigit()]
+    return max(files, key=lambda p: int(p.name)).stat().st_size if files else None
+
+
+def _calls(sim: Simulator, stream: str) -> dict[str, int]:
+    ops = sim.stream_counters(stream)["operations"]
+    return {op: int(ops.get(op, {}).get("calls", 0)) for op in ("GetRecords", "ListShards")}
+
+
+def measure(spark: Any, sim: Simulator, shards: int, windows: dict[str, float]) -> dict[str, Any]:
+    """One shape: idle from `idleAfter` s after the start for `idleSeconds`, then traffic for `trafficSeconds`
+    of which the first `trafficWarmup` are not measured."""
+    cpu, jit, heap = ProcessCpu(spark), JitCpu(spark), HeapPeaks(spark)
+    t = time.monotonic()
+    stream = sim.new_stream(shards, "bench-shardscale")
+    created = time.monotonic() - t
+    arrivals = _Arrivals()
+    try:
+        hash_keys = [s["HashKeyRange"]["StartingHashKey"] for s in sim.shards(stream)][::ACTIVE_EVERY]
+        with tempfile.TemporaryDirectory(prefix="bench-shardscale-cp-") as checkpoint:
+            query, start, startup = start_query(spark, sim, stream, arrivals, checkpoint, shards)
+            progress = _Progress(query)
+            try:
+                time.sleep(max(0.0, windows["idleAfter"] - (time.monotonic() - start)))  # the stream stays silent
+                idle = _idle_phase(sim, stream, progress, cpu, jit, windows["idleSeconds"], start)
+                traffic = _traffic_phase(sim, stream, arrivals, hash_keys, progress, cpu, jit, windows)
+                traffic["offsetFileBytes"] = _offset_file_bytes(checkpoint)
+                live = heap.live_mib()
+                # Idle again once the traffic stops: now each trigger starts from an offset of the offset log, not
+                # from the pinned start (what a query that has read something costs while its stream is quiet).
+                time.sleep(min(SETTLE_SECONDS, windows["idleSeconds"]))
+                idle_after = _idle_phase(sim, stream, progress, cpu, jit, windows["idleSeconds"] / 2, start)
+                failure = query.exception()
+            finally:
+                progress.stop()
+                query.stop()
+    finally:
+        sim.delete(stream)
+    if failure is not None:
+        raise RuntimeError(f"{shards}-shard query failed: {failure}")
+    return {
+        "shards": shards,
+        "activeShards": len(hash_keys),
+        "createStreamSeconds": round(created, 1),
+        "startSeconds": round(startup, 1),
+        "idle": idle,
+        "traffic": traffic,
+        "idleAfterTraffic": idle_after,
+        "heapAfterFullGcMiB": round(live, 1),
+        "heapMaxMiB": round(heap.max_heap / 2**20),
+    }
+
+
+def _idle_phase(
+    sim: Simulator, stream: str, progress: _Progress, cpu: ProcessCpu, jit: JitCpu, seconds: float, start: float
+) -> dict[str, Any]:
+    """No records for `seconds`: the no-data triggers' time, the JVM's CPU, the calls the stream received."""
+    calls0, loads, wall0 = _calls(sim, stream), load(), time.time() * 1000
+    window = _cpu_fraction(cpu, jit, seconds)
+    entries = progress.between(wall0, time.time() * 1000)
+    calls1 = _calls(sim, stream)
+    wall = window["wallSeconds"]
+    return {
+        "secondsAfterStart": round(time.monotonic() - start - wall, 1),
+        "triggers": len(entries),
+        "batches": sum(1 for e in entries if e["rows"] > 0),
+        "triggerExecutionMs": _durations(entries, "triggerExecution"),
+        "latestOffsetMs": _durations(entries, "latestOffset"),
+        "cpu": window,
+        "getRecordsPerSecond": round((calls1["GetRecords"] - calls0["GetRecords"]) / wall, 1),
+        "listShardsPerMinute": round((calls1["ListShards"] - calls0["ListShards"]) / wall * 60, 1),
+        **loads,
+    }
+
+
+def _traffic_phase(
+    sim: Simulator,
+    stream: str,
+    arrivals: _Arrivals,
+    hash_keys: list[str],
+    progress: _Progress,
+    cpu: ProcessCpu,
+    jit: JitCpu,
+    windows: dict[str, float],
+) -> dict[str, Any]:
+    seconds, warmup = windows["trafficSeconds"], windows["trafficWarmup"]
+    sent = [0]
+    stop = threading.Event()
+    loads = load()
+    writer = threading.Thread(target=_traffic, args=(sim, stream, hash_keys, seconds, sent, stop), daemon=True)
+    begun = time.time()
+    writer.start()
+    time.sleep(warmup)  # the first batches over every shard, the JIT compiling what records bring
+    measured_from = time.time()
+    window = _cpu_fraction(cpu, jit, max(1.0, seconds - warmup))
+    writer.join(60)
+    stop.set()
+    try:  # a record that never arrives is reported as missing, not waited for forever
+        wait_for(lambda: arrivals.arrived >= sent[0], 120, "every traffic record to arrive")
+    except TimeoutError:
+        pass
+    entries = progress.between(measured_from * 1000, time.time() * 1000)
+    batches = [e for e in entries if e["rows"] > 0]
+    return {
+        "recordsSent": sent[0],
+        "recordsArrived": arrivals.arrived,
+        "recordsMissing": max(0, sent[0] - arrivals.arrived),
+        "secondsMeasured": round(time.time() - measured_from, 1),
+        "secondsWarmup": round(measured_from - begun, 1),
+        "ms": _percentiles(arrivals.sent_between(measured_from, time.time())),
+        "batches": len(batches),
+        "rowsPerBatch": round(sum(e["rows"] for e in batches) / len(batches), 1) if batches else None,
+        "cpu": window,
+        **{f"{k}Ms": _durations(batches, k) for k in DURATIONS},
+        **loads,
+    }
+
+
+def _exponent(points: list[tuple[int, float | None]]) -> dict[str, float | None]:
+    """Growth on a log-log scale (1 linear, below 1 better): between the smallest and the largest shape
+    (`overall`), and the steepest between neighbouring shapes (`steepest`), which a knee at the big end shows."""
+    pts = [(s, v) for s, v in points if v is not None and v > 0]
+
+    def slope(a: tuple[int, float], b: tuple[int, float]) -> float:
+        return round(math.log(b[1] / a[1]) / math.log(b[0] / a[0]), 2)
+
+    if len(pts) < 2 or pts[0][0] == pts[-1][0]:
+        return {"overall": None, "steepest": None}
+    return {"overall": slope(pts[0], pts[-1]), "steepest": max(slope(a, b) for a, b in zip(pts, pts[1:]))}
+
+
+def figures(run: dict[str, Any]) -> dict[str, float | None]:
+    """The per-shape figures the report, the plot and the slopes use."""
+    idle, traffic = run["idle"], run["traffic"]
+
+    def median(d: dict[str, Any] | None) -> float | None:
+        return d["median"] if d else None
+
+    return {
+        "startSeconds": run["startSeconds"],
+        "idleTriggerMs": median(idle["triggerExecutionMs"]),
+        "idleCpuFraction": idle["cpu"]["fractionOfOneCore"],
+        "p50Ms": traffic["ms"]["p50"],
+        "p95Ms": traffic["ms"]["p95"],
+        "offsetFileBytes": traffic["offsetFileBytes"],
+        "walCommitMs": median(traffic["walCommitMs"]),
+        "commitOffsetsMs": median(traffic["commitOffsetsMs"]),
+        "batchTriggerMs": median(traffic["triggerExecutionMs"]),
+        "batchLatestOffsetMs": median(traffic["latestOffsetMs"]),
+        "heapAfterFullGcMiB": run["heapAfterFullGcMiB"],
+        "idleAfterTrafficTriggerMs": median(run["idleAfterTraffic"]["triggerExecutionMs"]),
+        "idleAfterTrafficCpuFraction": run["idleAfterTraffic"]["cpu"]["fractionOfOneCore"],
+    }
+
+
+def slopes(runs: list[dict[str, Any]]) -> dict[str, dict[str, float | None]]:
+    table = [(r["shards"], figures(r)) for r in runs]
+    keys = table[0][1].keys() if table else []
+    return {k: _exponent([(s, f[k]) for s, f in table]) for k in keys}
+
+
+def windows_for(settings: Settings, shards: int) -> dict[str, float]:
+    """The idle window is shorter from 5000 shards (their streams take longer to make and start): about 20 minutes."""
+    big = shards >= 5000
+    return {
+        "idleAfter": settings.shard_scale_idle_after,
+        "idleSeconds": settings.shard_scale_idle_seconds * (0.75 if big else 1.0),
+        "trafficSeconds": settings.shard_scale_traffic_seconds,
+        "trafficWarmup": settings.shard_scale_traffic_warmup,
+    }
+
+
+def run(spark: Any, sim: Simulator, settings: Settings) -> dict[str, Any]:
+    sim.quotas(True)  # ListShards and GetRecords quotas: the source must live within them at every size
+    runs = []
+    try:
+        with (
+            sql_conf(spark, "spark.sql.streaming.noDataProgressEventInterval", IDLE_PROGRESS_INTERVAL),
+            sql_conf(spark, "spark.sql.streaming.numRecentProgressUpdates", DEFAULT_PROGRESS_RETENTION),
+        ):
+            for shards in settings.shard_scale_shards:
+                result = measure(spark, sim, shards, windows_for(settings, shards))
+                runs.append(result)
+                f = figures(result)
+                print(
+                    f"  {shards} shards: start {f['startSeconds']} s, idle trigger {f['idleTriggerMs']} ms, idle CPU "
+                    f"{f['idleCpuFraction']:.1%} of a core, p50/p95 {f['p50Ms']}/{f['p95Ms']} ms, offset "
+                    f"{f['offsetFileBytes']} B, walCommit {f['walCommitMs']} ms, commitOffsets {f['commitOffsetsMs']} "
+                    f"ms, heap {f['heapAfterFullGcMiB']} MiB ({result['traffic']['recordsMissing']} missing)",
+                    flush=True,
+                )
+    finally:
+        sim.quotas(False)
+    return {
+        "activeEvery": ACTIVE_EVERY,
+        "runs": runs,
+        "slopes": slopes(runs),
+    }
