@@ -23,7 +23,7 @@ EMULATOR     := localstack/kinesis-mock
 PYTHON_OPTIONS := python/pyspark_kinesis/_options.json
 PYSPARK_HOME  = $(shell $(PY) -c 'import os, pyspark; print(os.path.dirname(pyspark.__file__))')
 
-.PHONY: help test unit-test integration-test flake-loop python-test python-test-spark35 python-jar python-options build publish-local \
+.PHONY: dist dist-python dist-check help test unit-test integration-test flake-loop python-test python-test-spark35 python-jar python-options build publish-local \
         demo bench bench-smoke emulator-up emulator-down clean deps lint format
 
 help:
@@ -32,6 +32,7 @@ help:
 	@echo "make demo           start the local emulator and run the demo pipeline"
 	@echo "make bench          benchmarks (BENCH_QUICK=1 short run); make bench-smoke: the harness's smoke test"
 	@echo "make build          the two shaded jars: spark-kinesis_2.13 (Spark 4.x) and spark-kinesis_2.12 (Spark 3.5)"
+	@echo "make dist           release artifacts in dist/ (VERSION=x.y.z for a release; GPG_KEY=id signs them); dist-check"
 	@echo "make publish-local  publish io.github.sparkkinesis:spark-kinesis_{2.13,2.12}:$(VERSION) to ~/.m2"
 	@echo "make emulator-up    start kinesis-mock on 127.0.0.1 and print its endpoint; emulator-down stops it"
 	@echo "make clean          remove build output (keeps the downloaded launcher and the venv)"
@@ -71,18 +72,20 @@ build: $(SBT_LAUNCHER)
 publish-local: $(SBT_LAUNCHER)
 	$(SBT) connector/publishM2 connectorSpark35/publishM2 < /dev/null
 
-# The wheel carries both connector jars; the editable installs in the venvs see the same folder.
-# Expects the assemblies to be built already (by `build` or by the sbt run of `test`).
-python-jar: python-options
+# The package carries both connector jars, each with the list of what it bundles; the editable installs in the
+# venvs see the same folder. Expects the assemblies to be built already (by `build` or by the sbt run of `test`).
+python-jar:
+	@test -f $(ASSEMBLY) || { echo "$(ASSEMBLY) is missing: run 'make build'"; exit 1; }
 	@test -f $(ASSEMBLY_SPARK35) || { echo "$(ASSEMBLY_SPARK35) is missing: run 'make build'"; exit 1; }
-	rm -f python/pyspark_kinesis/jars/*.jar
-	cp $(ASSEMBLY) $(ASSEMBLY_SPARK35) python/pyspark_kinesis/jars/
+	$(PYTHON) -c 'import sys, pathlib; sys.path.insert(0, "."); from release.dist_python import put_jars; \
+	  put_jars(pathlib.Path("python/pyspark_kinesis/jars"), [pathlib.Path(j) for j in sys.argv[1:]])' \
+	  $(ASSEMBLY) $(ASSEMBLY_SPARK35)
 	@# setuptools reuses python/build/lib: a jar left there from another version would ship in the next wheel.
 	rm -rf python/build
 
 # The option table the Python builders use on a Spark Connect session, written from KinesisOptions.all by the
 # assembly (PySpark's jars give it the Scala library). Committed; PythonOptionsTableSuite fails when it drifts.
-python-options:
+python-options: $(VENV)/.installed
 	@test -f $(ASSEMBLY) || { echo "$(ASSEMBLY) is missing: run 'make build'"; exit 1; }
 	java -cp "$(ASSEMBLY):$(PYSPARK_HOME)/jars/*" io.github.sparkkinesis.options.PythonOptionsTable $(PYTHON_OPTIONS)
 
@@ -90,12 +93,13 @@ python-options:
 # One sbt run: unit tests (both Spark lines), the published artifacts (the --packages tests need them), then the
 # integration tests (Spark 4); then the Python tests on PySpark 4 and the Spark 3.5 round trip on PySpark 3.5.
 test: deps $(VENV)/.bench-installed lint
+	rm -rf $(DIST)
 	SPARK_HOME=$(PYSPARK_HOME) $(SBT) scalafmtCheckAll connector/test connectorSpark35/test connector/publishM2 connectorSpark35/publishM2 \
-	  $(SIMULATOR_SBT) integrationTests/test < /dev/null
-	$(MAKE) python-jar
+	  $(DIST_SBT) $(SIMULATOR_SBT) integrationTests/test < /dev/null
+	$(MAKE) python-options python-jar dist-python
 	$(VENV)/bin/mypy --strict python/pyspark_kinesis
 	$(PY) -m pytest -q
-	$(MAKE) python-test-spark35
+	$(MAKE) python-test-spark35 dist-check
 
 # Python lint and formatting (ruff.toml): checked by `make test`, applied by `make format` (with Scala's scalafmt;
 # `make test` checks Scala's formatting in its sbt run, scalafmtCheckAll).
@@ -163,7 +167,7 @@ bench-smoke: deps $(VENV)/.bench-installed
 	$(PY) -m pytest -q bench/tests
 
 clean:
-	rm -rf target project/target project/project connector/target integration-tests/target \
+	rm -rf dist target project/target project/project connector/target integration-tests/target \
 	  python/pyspark_kinesis/jars/*.jar python/build python/dist python/*.egg-info localstack/.run localstack/.run-demo
 
 # --- Kinesis simulator (localstack/simulator): quota-enforcing, fault-injecting test server --------------------
@@ -210,3 +214,33 @@ soak: $(SBT_LAUNCHER) $(VENV)/.installed
 	$(SBT) connector/assembly connectorSpark35/assembly simulator/assembly < /dev/null
 	$(MAKE) python-jar
 	SPARK_HOME=$(PYSPARK_HOME) $(PY) -m soak.run $(if $(SEED),--seed $(SEED)) --minutes $(MINUTES) $(SOAK_ARGS)
+
+# --- release artifacts (docs/dev/releasing.md) -----------------------------------------------------------------
+# dist/maven: a Maven repository with spark-kinesis_2.13 and _2.12 (the shaded jar as the main artifact, sources,
+# Scaladoc as -javadoc.jar, POM, .md5/.sha1); dist/python: the wheel and sdist. The version is version.sbt's, or
+# VERSION=0.1.0 on the command line; GPG_KEY=<key id> adds .asc signatures (gpg, the key in the caller's keyring).
+DIST      := dist
+SBT_VERSION_OVERRIDE = $(if $(filter command line,$(origin VERSION)),'set ThisBuild / version := "$(VERSION)"')
+DIST_SBT   = $(SBT_VERSION_OVERRIDE) connector/thirdPartyCheck connectorSpark35/thirdPartyCheck connector/publish \
+             connectorSpark35/publish
+GPG_KEY   ?=
+
+dist: $(SBT_LAUNCHER) $(VENV)/.installed
+	rm -rf $(DIST)
+	$(SBT) $(DIST_SBT) < /dev/null
+	$(MAKE) dist-python
+	@if [ -n "$(GPG_KEY)" ]; then \
+	  find $(DIST) -type f ! -name '*.md5' ! -name '*.sha1' ! -name '*.asc' -print0 | \
+	    xargs -0 -n1 gpg --batch --yes --local-user "$(GPG_KEY)" --armor --detach-sign; \
+	fi
+	@find $(DIST) -type f ! -name '*.md5' ! -name '*.sha1' | sort
+
+dist-python: $(VENV)/.installed
+	$(PY) -m release.dist_python --version $(VERSION) --out $(DIST)/python $(ASSEMBLY) $(ASSEMBLY_SPARK35)
+
+# The artifacts used as a user uses them (release/tests): the wheel in a new venv, --packages from dist/maven on a
+# standalone cluster, each Spark line's newest PySpark. Expects `make dist` and the simulator jar (as `test` has them).
+dist-check: $(VENV)/.installed localstack/node_modules/.installed
+	@test -d $(DIST)/maven -a -d $(DIST)/python || { echo "$(DIST)/ is incomplete: run 'make dist'"; exit 1; }
+	@test -f $(SIMULATOR_JAR) || { echo "$(SIMULATOR_JAR) is missing: run 'make simulator-jar'"; exit 1; }
+	$(PY) -m pytest -q release/tests

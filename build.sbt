@@ -1,6 +1,26 @@
 import Dependencies._
 
 ThisBuild / organization := "io.github.sparkkinesis"
+// What Maven Central requires of a POM (docs/dev/releasing.md).
+ThisBuild / organizationName := "The spark-kinesis authors"
+ThisBuild / description := "Amazon Kinesis Data Streams source and sink for Spark Structured Streaming"
+ThisBuild / homepage := Some(url("https://github.com/sparkkinesis/spark-kinesis"))
+ThisBuild / licenses := Seq("Apache-2.0" -> url("https://www.apache.org/licenses/LICENSE-2.0.txt"))
+ThisBuild / developers := List(
+  Developer("sparkkinesis", "The spark-kinesis authors", "", url("https://github.com/sparkkinesis"))
+)
+ThisBuild / scmInfo := Some(
+  ScmInfo(
+    url("https://github.com/sparkkinesis/spark-kinesis"),
+    "scm:git:https://github.com/sparkkinesis/spark-kinesis.git",
+    "scm:git:git@github.com:sparkkinesis/spark-kinesis.git"
+  )
+)
+// `make dist` publishes into dist/maven, a Maven repository layout (`--repositories file://.../dist/maven`).
+ThisBuild / publishTo := Some(
+  Resolver.file("dist", (ThisBuild / baseDirectory).value / "dist" / "maven")(Resolver.mavenStylePatterns)
+)
+ThisBuild / publishMavenStyle := true
 ThisBuild / scalaVersion := scala213
 ThisBuild / javacOptions ++= Seq("--release", "17")
 ThisBuild / scalacOptions ++= Seq("-release", "17", "-deprecation", "-feature", "-unchecked", "-Xlint:-infer-any")
@@ -24,7 +44,7 @@ def connectorFor(line: String, spark: String): Seq[Setting[_]] = Seq(
   Test / unmanagedSourceDirectories += (Test / sourceDirectory).value / s"scala-spark$line",
   Test / fork := true,
   Test / javaOptions ++= sparkJavaOptions
-) ++ ShadedJar.settings ++ ShadedJar.publishAssemblyAsMainArtifact
+) ++ ShadedJar.settings ++ ShadedJar.publishAssemblyAsMainArtifact ++ ThirdParty.settings(repoRoot)
 
 /** `spark-kinesis_2.13`: Spark 4.x. */
 lazy val connector = (project in file("connector"))

@@ -1,7 +1,8 @@
 import sbt._
 import sbt.Keys._
 import sbtassembly.AssemblyPlugin.autoImport._
-import sbtassembly.{MergeStrategy, PathList}
+import sbtassembly.{CustomMergeStrategy, MergeStrategy, PathList}
+import sbtassembly.Assembly.JarEntry
 
 /** The shaded connector jar: everything the AWS SDK pulls is relocated so it never meets Spark's own copies. */
 object ShadedJar {
@@ -19,6 +20,16 @@ object ShadedJar {
 
   /** Packages relocated in addition to the common ones, per Spark line (the 2.12 jar adds `scala.jdk`, its shim). */
   val extraRelocated = settingKey[Seq[String]]("packages relocated only in this jar")
+
+  private lazy val legalFiles = Def.setting {
+    val root = (ThisBuild / baseDirectory).value
+    Seq(root / "LICENSE" -> "META-INF/LICENSE", root / "NOTICE" -> "META-INF/NOTICE")
+  }
+
+  /** The project's own file; the same path in a dependency is dropped. */
+  private val projectOnly = CustomMergeStrategy("projectOnly") { candidates =>
+    Right(candidates.filter(_.isProjectDependency).take(1).map(d => JarEntry(d.target, d.stream)))
+  }
 
   val settings: Seq[Setting[_]] = Seq(
     extraRelocated := Nil,
@@ -41,17 +52,23 @@ object ShadedJar {
       case PathList("META-INF", "versions", _*) => MergeStrategy.discard
       case PathList("META-INF", "io.netty.versions.properties") => MergeStrategy.discard
       case PathList(ps @ _*) if ps.last == "module-info.class" => MergeStrategy.discard
-      case PathList("META-INF", name) if Seq("LICENSE", "NOTICE").exists(name.toUpperCase.contains) =>
-        MergeStrategy.concat
+      // The jar's LICENSE, NOTICE, THIRD-PARTY.txt and licenses/ are the build's own (ThirdParty): it copies each
+      // bundled artifact's legal files under META-INF/licenses/<artifact>/, where they keep their provenance.
+      case PathList("META-INF", rest @ _*) if rest.nonEmpty && (rest.head == "licenses" || ThirdParty.isLegalFile(rest.last)) =>
+        projectOnly
       case PathList(ps @ _*) if ps.last == "execution.interceptors" => MergeStrategy.concat
       case x => MergeStrategy.defaultMergeStrategy(x)
     }
   )
 
-  /** `publishM2` ships the assembly as the main jar, with a pom that declares no dependencies. */
+  /** `publish` and `publishM2` ship the assembly as the main jar, with a pom that declares no dependencies, beside
+    * the sources and the Scaladoc (as `-javadoc.jar`, which Maven Central requires), each with LICENSE and NOTICE. */
   val publishAssemblyAsMainArtifact: Seq[Setting[_]] = Seq(
     Compile / packageBin := assembly.value,
-    Compile / packageDoc / publishArtifact := false,
+    // The generated META-INF (ThirdParty: what the assembly bundles) describes the assembly, not the sources.
+    Compile / packageSrc / mappings := (Compile / packageSrc / mappings).value.filterNot(_._2.startsWith("META-INF/")) ++
+      legalFiles.value,
+    Compile / packageDoc / mappings ++= legalFiles.value,
     pomPostProcess := { (node: scala.xml.Node) =>
       new scala.xml.transform.RuleTransformer(new scala.xml.transform.RewriteRule {
         override def transform(n: scala.xml.Node): Seq[scala.xml.Node] =
