@@ -210,3 +210,13 @@ soak: $(SBT_LAUNCHER) $(VENV)/.installed
 	$(SBT) connector/assembly connectorSpark35/assembly simulator/assembly < /dev/null
 	$(MAKE) python-jar
 	SPARK_HOME=$(PYSPARK_HOME) $(PY) -m soak.run $(if $(SEED),--seed $(SEED)) --minutes $(MINUTES) $(SOAK_ARGS)
+
+# --- every Spark line the docs claim (docs/compatibility.md) -------------------------------------------------------
+# A streaming write and read through the pyspark-kinesis wheel on the newest PySpark of each line, each in a venv of
+# its own under $(CACHE)/venvs (made on first use, then reused). Expects `make build python-jar simulator-jar` done
+# (or `make dist`'s wheel in dist/python). Not part of `make test`.
+.PHONY: spark-lines-check
+
+spark-lines-check: $(VENV)/.installed
+	@test -f $(SIMULATOR_JAR) || { echo "$(SIMULATOR_JAR) is missing: run 'make simulator-jar'"; exit 1; }
+	SPARK_KINESIS_CACHE=$(CACHE) $(PY) -m pytest -q release/tests/test_spark_lines.py
