@@ -243,4 +243,4 @@ dist-python: $(VENV)/.installed
 dist-check: $(VENV)/.installed localstack/node_modules/.installed
 	@test -d $(DIST)/maven -a -d $(DIST)/python || { echo "$(DIST)/ is incomplete: run 'make dist'"; exit 1; }
 	@test -f $(SIMULATOR_JAR) || { echo "$(SIMULATOR_JAR) is missing: run 'make simulator-jar'"; exit 1; }
-	$(PY) -m pytest -q release/tests
+	SPARK_KINESIS_CACHE=$(CACHE) $(PY) -m pytest -q release/tests

@@ -25,6 +25,8 @@ def test_the_package_carries_a_connector_jar_per_spark_line_and_picks_the_instal
     "installed, scala",
     [
         (("4.3.0", "2.13"), "2.13"),
+        (("4.2.1", "2.13"), "2.13"),
+        (("4.1.4", "2.13"), "2.13"),
         (("4.0.5", "2.13"), "2.13"),
         (("3.5.9", "2.12"), "2.12"),
         (("3.5.0", None), "2.12"),

@@ -23,10 +23,12 @@ import io.github.sparkkinesis.source.executor.{KinesisPartitionReaderFactory, Pr
  * The streaming source. Executors prefetch their shards continuously ([[Prefetcher]]); `latestOffset` takes a
  * snapshot of what they hold and plans exactly that (docs/design/offsets.md), so the offset log says what each
  * batch holds and the batch's tasks, placed where the records are, read them from memory.
+ *
+ * It has the methods of real-time mode, but Spark is told so only by the subclass the Spark 4 build makes where
+ * Spark has that mode (4.1+, `SparkLineSource.microBatchStream`): this class itself loads on Spark 3.5 and 4.0.
  */
-final class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: String)
-  extends MicroBatchStream with SupportsTriggerAvailableNow with SparkLineSource.RealTimeMode with ReportsSourceMetrics
-  with Logging {
+class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: String)
+  extends MicroBatchStream with SupportsTriggerAvailableNow with ReportsSourceMetrics with Logging {
 
   import KinesisMicroBatchStream._
 
@@ -203,7 +205,7 @@ final class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: St
     }.toArray
   }
 
-  override def prepareForRealTimeMode(): Unit = synchronized {
+  def prepareForRealTimeMode(): Unit = synchronized {
     // Admission control has nothing to limit in a batch that reads for as long as it lasts.
     Seq(
       MaxRecordsPerTrigger -> config.maxRecordsPerTrigger,
@@ -221,7 +223,7 @@ final class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: St
   }
 
   /** A real-time batch: every shard readable from `startOffset`, grouped into tasks as the snapshots would be. */
-  override def planInputPartitions(startOffset: Offset): Array[InputPartition] = {
+  def planInputPartitions(startOffset: Offset): Array[InputPartition] = {
     val start = KinesisSourceOffset.from(startOffset)
     planner.checkStreams(start)
     synchronized { realTimeStart = Some(start) }
@@ -240,7 +242,7 @@ final class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: St
   }
 
   /** The end of a real-time batch: its start moved on by what each task read, as a snapshot would have. */
-  override def mergeOffsets(offsets: Array[PartitionOffset]): Offset = synchronized {
+  def mergeOffsets(offsets: Array[PartitionOffset]): Offset = synchronized {
     val shards = offsets.toSeq.flatMap {
       case p: RealTimePartitionOffset => p.shards
       case other => throw new IllegalArgumentException(s"not a Kinesis partition offset: $other")

@@ -20,6 +20,6 @@ final class KinesisScan(config: SourceConfig) extends Scan {
   override def toBatch: Batch = new KinesisBatch(config)
   override def toMicroBatchStream(checkpointLocation: String): MicroBatchStream = {
     SourceConfig.refuseEndingPositionForStreaming(config)
-    new KinesisMicroBatchStream(config, checkpointLocation)
+    SparkLineSource.microBatchStream(config, checkpointLocation)
   }
 }
