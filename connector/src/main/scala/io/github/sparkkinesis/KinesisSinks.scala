@@ -87,7 +87,7 @@ final class KinesisSinkBuilder private[sparkkinesis] (
         df.select(key.cast("string").as(KinesisSchema.PartitionKey), value.as(KinesisSchema.Data))
       case None => df
     }
-    val config = SinkConfig(OptionReader(settings))
+    val config = SinkConfig(OptionReader.forSink(settings))
     SinkColumns.of(input.schema, config.streamName.isDefined)
     input
   }

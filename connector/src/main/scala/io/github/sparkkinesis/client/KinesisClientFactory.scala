@@ -134,7 +134,7 @@ object KinesisClientFactory {
   /**
    * The SDK's own standard strategy, with our backoff bounds and no circuit breaker (retries are ours to cap).
    * Kinesis answers its control-plane rate limits (DescribeStreamSummary's 20 calls/s per account, ListShards's
-   * 100 per stream) with LimitExceededException, which the SDK does not count as retryable on its own: one busy
+   * 1000 per stream) with LimitExceededException, which the SDK does not count as retryable on its own: one busy
    * neighbour on the account would otherwise fail a write or a micro-batch.
    */
   def retryStrategy(retry: RetryConfig, retryLimits: Boolean = true): RetryStrategy = {

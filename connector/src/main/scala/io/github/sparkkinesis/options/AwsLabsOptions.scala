@@ -8,22 +8,37 @@ import io.github.sparkkinesis.options.KinesisOptions._
  * docs/migrating.md's AWS Labs table is generated from [[all]] (`KinesisOptionsDocSuite` checks it).
  */
 object AwsLabsOptions extends ForeignTable("the AWS Labs connector", "AWS Labs") {
-  /** `kinesis.region` is where its DynamoDB table and STS calls live; `kinesis.kinesisRegion`, the stream's. */
+  /**
+   * Its source calls Kinesis and STS in `kinesis.kinesisRegion` (by default the region kinesis.endpointUrl names) and
+   * keeps only its DynamoDB metadata table in `kinesis.region`; its sink (the KPL) does everything in
+   * `kinesis.region` and never reads `kinesis.kinesisRegion`.
+   */
   private val region = mapped(
     "kinesis.region",
     Region,
-    "`region`, unless kinesis.kinesisRegion names the stream's " +
-      "region: then, with a role (kinesis.stsRoleArn), `stsEndpoint` = that region's STS endpoint, else no effect (its " +
-      "DynamoDB metadata table has no counterpart here)"
+    "`region` for a sink; for a source only when neither kinesis.kinesisRegion nor a " +
+      "kinesis.<region>.amazonaws.com kinesis.endpointUrl names the stream's region, as there (its source keeps only " +
+      "its DynamoDB metadata table, which has no counterpart here, in this region)"
   ) { v =>
-    if (!v.value.matches("[a-z]{2}(-[a-z]+)+-\\d+")) v.fail("an AWS region name such as us-east-1")
-    v.other("kinesis.kinesisRegion").filterNot(_.equalsIgnoreCase(v.value)) match {
-      case None => Seq(Region -> v.value)
-      case Some(_) if v.other("kinesis.stsRoleArn").isDefined && v.other("kinesis.stsEndpointUrl").isEmpty =>
-        Seq(StsEndpoint -> s"https://sts.${v.value}.amazonaws.com")
-      case Some(_) => Nil
-    }
+    checkRegion(v)
+    val endpointRegion = v.other("kinesis.endpointUrl")
+      .flatMap(url => scala.util.Try(java.net.URI.create(url).getHost).toOption.flatMap(host => Option(host)))
+      .flatMap(host => OptionReader.regionOfEndpoint(host))
+    val streamRegionGiven = v.other("kinesis.kinesisRegion").isDefined || endpointRegion.isDefined
+    if (v.sink || !streamRegionGiven) Seq(Region -> v.value) else Nil
   }
+
+  private val kinesisRegion = mapped(
+    "kinesis.kinesisRegion",
+    Region,
+    "`region` for a source (STS included); no effect on a sink: its sink writes in kinesis.region there"
+  ) { v =>
+    checkRegion(v)
+    if (v.sink) Nil else Seq(Region -> v.value)
+  }
+
+  private def checkRegion(v: ForeignValue): Unit =
+    if (!v.value.matches("[a-z]{2}(-[a-z]+)+-\\d+")) v.fail("an AWS region name such as us-east-1")
 
   val all: Seq[ForeignKey] = Seq(
     renamed("kinesis.streamName", StreamName),
@@ -34,7 +49,7 @@ object AwsLabsOptions extends ForeignTable("the AWS Labs connector", "AWS Labs")
         "from a kinesis.<region>.amazonaws.com endpoint, as there"
     ),
     region,
-    renamed("kinesis.kinesisRegion", Region),
+    kinesisRegion,
     mapped("kinesis.consumerType", ConsumerMode, "`consumerMode`: GetRecords = polling, SubscribeToShard = efo")(v =>
       Seq(ConsumerMode -> (if (v.oneOf("GetRecords", "SubscribeToShard") == "GetRecords") "polling" else "efo"))),
     renamed(

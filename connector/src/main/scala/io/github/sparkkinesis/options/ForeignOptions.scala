@@ -27,10 +27,15 @@ final case class ForeignKey(
 
 /**
  * The value of a foreign key as a job gave it, with the job's other options (lower-cased keys) for the few
- * translations that depend on another key. Every failure names the key as the job wrote it, and the option of ours
- * it stands for.
+ * translations that depend on another key, and whether a sink reads it (the few keys that meant something else to
+ * that connector's sink). Every failure names the key as the job wrote it, and the option of ours it stands for.
  */
-final case class ForeignValue(key: String, value: String, ours: Option[KinesisOption], job: Map[String, String]) {
+final case class ForeignValue(
+    key: String,
+    value: String,
+    ours: Option[KinesisOption],
+    job: Map[String, String],
+    sink: Boolean = false) {
   private def shown: String = if (ForeignOptions.isSecret(key)) "***" else value
 
   def fail(accepted: String): Nothing = {
@@ -99,11 +104,12 @@ object ForeignOptions {
    */
   final case class Translated(values: Map[String, String], origin: Map[String, String])
 
-  def translate(raw: Map[String, String]): Translated = {
+  /** @param sink the options are a sink's (else a source's, or `kinesis_shards`') */
+  def translate(raw: Map[String, String], sink: Boolean = false): Translated = {
     val job = raw.map { case (k, v) => k.toLowerCase(Locale.ROOT) -> v }
     val produced = mutable.LinkedHashMap.empty[String, (String, String)] // our lower key -> (value, foreign key)
     for ((key, value) <- raw.toSeq.sortBy(_._1); entry <- find(key)) {
-      for ((option, v) <- entry.read(ForeignValue(key, value.trim, entry.target, job))) {
+      for ((option, v) <- entry.read(ForeignValue(key, value.trim, entry.target, job, sink))) {
         job.get(option.lowerKey).map(_.trim).filter(_.nonEmpty).foreach { given =>
           if (!given.equalsIgnoreCase(v)) conflict(option.key, given, key, value)
         }
@@ -151,13 +157,17 @@ abstract class ForeignTable(val name: String, val short: String) {
 
   protected val Offsets = "offsets live in Spark's checkpoint alone, so there is no metadata store to configure"
 
-  /** Their retry counts count retries; ours counts attempts. */
+  /**
+   * Their API calls' retry count, which both connectors' code counts as attempts, the first one included (their loop
+   * stops when the count reaches it: 0 makes no call at all), as `retryMaxAttempts` does.
+   */
   protected def retries(key: String, defaultThere: Int): ForeignKey = mapped(
     key,
     KinesisOptions.RetryMaxAttempts,
-    s"`retryMaxAttempts` = this + 1 (ours counts attempts; unlimited by default here, $defaultThere retries there)") {
+    s"`retryMaxAttempts` (at least 1): there too it counts attempts, the first one included (unlimited by default " +
+      s"here, $defaultThere there, where the AWS SDK's own retries also run inside each attempt)") {
     v =>
-      Seq(KinesisOptions.RetryMaxAttempts -> (v.long(0, Int.MaxValue - 1) + 1).toString)
+      Seq(KinesisOptions.RetryMaxAttempts -> v.long(1, Int.MaxValue).toString)
   }
 
   /** Milliseconds there; 0 (retry at once) becomes our least backoff, 1ms. */

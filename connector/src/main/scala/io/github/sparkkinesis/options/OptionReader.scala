@@ -14,13 +14,16 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap
 /**
  * Typed, validated access to the options a user gave. Every failure is a
  * [[KinesisOptionException]] naming the option, the value (masked when secret) and what is accepted.
+ *
+ * @param forSink the options are a sink's: the few keys of another connector that meant something else to its sink
+ *                than to its source are translated as its sink read them (`ForeignValue.sink`)
  */
-final class OptionReader(raw: Map[String, String]) {
+final class OptionReader(raw: Map[String, String], forSink: Boolean = false) {
   import KinesisOptions._
 
   checkKeys()
   // Keys of the AWS Labs and Qubole connectors become ours first; `origin` keeps the key a job wrote, for messages.
-  private val translated = ForeignOptions.translate(raw)
+  private val translated = ForeignOptions.translate(raw, forSink)
   private val values: Map[String, String] = translated.values
   DatabricksOptions.check(this)
 
@@ -241,6 +244,12 @@ object OptionReader {
     new OptionReader(options.asCaseSensitiveMap().asScala.toMap)
 
   def apply(options: Map[String, String]): OptionReader = new OptionReader(options)
+
+  /** A sink's options (see [[OptionReader]]'s `forSink`). */
+  def forSink(options: CaseInsensitiveStringMap): OptionReader =
+    new OptionReader(options.asCaseSensitiveMap().asScala.toMap, forSink = true)
+
+  def forSink(options: Map[String, String]): OptionReader = new OptionReader(options, forSink = true)
 
   /** The value as it may appear in a message or log: secrets become `***`. */
   def show(option: KinesisOption, value: String): String = if (option.secret) "***" else value

@@ -23,7 +23,7 @@ final case class ShardMeta(
 }
 
 /**
- * Driver-side shard listing. ListShards is paginated and allows about 100 calls per second per stream; a listing
+ * Driver-side shard listing. ListShards is paginated and allows 1000 calls per second per stream; a listing
  * is reused for `shardFetchInterval`, so a query lists each stream at most once per interval.
  *
  * Relisting a thousand shards every second costs the driver more than anything else an idle query does on it, and

@@ -115,7 +115,7 @@ class ForeignOptionsSuite extends AnyFunSuite {
   )
 
   private def source(kv: (String, String)*): SourceConfig = SourceConfig(OptionReader(kv.toMap))
-  private def sink(kv: (String, String)*): SinkConfig = SinkConfig(OptionReader(kv.toMap))
+  private def sink(kv: (String, String)*): SinkConfig = SinkConfig(OptionReader.forSink(kv.toMap))
   /** Both sides read every key: a job may give the source's keys to the sink and the other way round. */
   private def both(kv: (String, String)*): Unit = { source(kv: _*); sink(kv: _*) }
   private def error(kv: (String, String)*): String =
@@ -177,7 +177,8 @@ class ForeignOptionsSuite extends AnyFunSuite {
     assert(c.initialPosition == InitialPosition.TrimHorizon)
     assert(c.maxRecordsPerFetch == 5000 && c.minFetchPeriod == Duration.ofMillis(400))
     assert(c.shardFetchInterval == Duration.ofSeconds(2) && c.maxRecordsPerShardPerTrigger.contains(1000L))
-    assert(c.connection.retry.maxAttempts.contains(6) && c.connection.retry.initialBackoff == Duration.ofMillis(1) &&
+    // Their clientNumRetries counts attempts, the first one included, as retryMaxAttempts does.
+    assert(c.connection.retry.maxAttempts.contains(5) && c.connection.retry.initialBackoff == Duration.ofMillis(1) &&
       c.connection.retry.maxBackoff == Duration.ofSeconds(10))
     assert(!c.failOnDataLoss)
     assert(c.connection.credentials.isInstanceOf[CredentialsConfig.AssumeRole])
@@ -232,19 +233,29 @@ class ForeignOptionsSuite extends AnyFunSuite {
       msg)
   }
 
-  test("kinesis.region names the stream's region, unless kinesis.kinesisRegion does: then STS's, with a role") {
+  test("a source reads in kinesis.kinesisRegion (STS too) and a sink writes in kinesis.region, as there") {
     assert(source("kinesis.streamName" -> "s", "kinesis.region" -> "eu-west-1").connection.region.contains("eu-west-1"))
-    val split = source(
+    assert(sink("kinesis.streamName" -> "s", "kinesis.region" -> "eu-west-1").connection.region.contains("eu-west-1"))
+    val split = Seq(
       "kinesis.streamName" -> "s",
       "kinesis.region" -> "eu-west-1",
       "kinesis.kinesisRegion" -> "us-east-2",
       "kinesis.stsRoleArn" -> Role,
       "kinesis.stsSessionName" -> "j")
-    assert(split.connection.region.contains("us-east-2"))
-    assert(split.connection.credentials.asInstanceOf[CredentialsConfig.AssumeRole].stsEndpoint
-      .map(_.toString).contains("https://sts.eu-west-1.amazonaws.com"))
-    assert(source("kinesis.streamName" -> "s", "kinesis.region" -> "eu-west-1", "kinesis.kinesisRegion" -> "us-east-2")
-      .connection.region.contains("us-east-2"))
+    val read = source(split: _*).connection
+    assert(read.region.contains("us-east-2"))
+    // STS in the source's region, as there: no endpoint of another region's.
+    assert(read.credentials.asInstanceOf[CredentialsConfig.AssumeRole].stsEndpoint.isEmpty)
+    val write = sink(split: _*).connection
+    assert(write.region.contains("eu-west-1"))
+    assert(write.credentials.asInstanceOf[CredentialsConfig.AssumeRole].stsEndpoint.isEmpty)
+    // A source's kinesis.region places only its DynamoDB table there: the stream's region is the endpoint's.
+    assert(source(
+      "kinesis.streamName" -> "s",
+      "kinesis.region" -> "eu-west-1",
+      "kinesis.endpointUrl" -> "https://kinesis.us-east-2.amazonaws.com").connection.region.contains("us-east-2"))
+    assert(sink("kinesis.streamName" -> "s", "kinesis.kinesisRegion" -> "us-east-2").connection.region.isEmpty)
+    assert(error("kinesis.streamName" -> "s", "kinesis.kinesisRegion" -> "Ohio").contains("'kinesis.kinesisRegion'"))
   }
 
   test("an AWS endpoint names the region when no region is given") {

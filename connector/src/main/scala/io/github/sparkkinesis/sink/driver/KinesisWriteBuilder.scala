@@ -18,7 +18,7 @@ final class KinesisWriteBuilder(info: LogicalWriteInfo, progress: SinkProgress, 
   override def truncate(): WriteBuilder = this
 
   override def build(): Write = {
-    val config = SinkConfig(OptionReader(info.options()))
+    val config = SinkConfig(OptionReader.forSink(info.options()))
     val columns = SinkColumns.of(info.schema(), config.streamName.isDefined, streamColumn)
     new KinesisWrite(config, columns, info.schema().fields(columns.partitionKey).name, progress)
   }

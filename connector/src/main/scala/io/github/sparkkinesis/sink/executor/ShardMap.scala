@@ -76,7 +76,7 @@ object ShardMap {
   }
 
   /**
-   * ListShards allows about 100 calls per second per stream: each JVM remembers a stream's map for 30 s, and
+   * ListShards allows 1000 calls per second per stream: each JVM remembers a stream's map for 30 s, and
    * lists again sooner (but not within MinRelistNanos) only when a writer saw a record stored in a shard the map
    * does not know.
    */

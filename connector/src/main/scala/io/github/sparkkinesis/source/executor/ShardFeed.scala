@@ -273,7 +273,10 @@ object ShardFeed {
   /** See [[ShardFeed.minCallBytes]]: a quarter lets a shard reach its read quota at four calls a second. */
   val MinCallShare = 4L
 
-  /** An idle shard is polled once a second (what the KCL does) while its JVM's budget allows. */
+  /**
+   * An idle shard is polled once a second (KCL 1.x's default; 2.x and later wait 1.5 s) while its JVM's budget
+   * allows.
+   */
   val IdlePollInterval: java.time.Duration = java.time.Duration.ofSeconds(1)
   /**
    * The calls a second one JVM spends on polling idle shards, all queries together. Idle polls are made in bursts
@@ -298,7 +301,7 @@ object ShardFeed {
 
   /**
    * How long after its last call an idle shard (`idlePolls` empty answers at its tip in a row) is polled again:
-   * sooner after its first empty answers, then once a second (what the KCL does) however long its silence, unless
+   * sooner after its first empty answers, then once a second (KCL 1.x's default) however long its silence, unless
    * its JVM's idle shards together would pass the budget ([[IdleCallsPerSecond]]): then as far apart as the budget
    * spreads them (`budgetNanos`, [[idleBudgetNanos]]), at most `maxIdle`. A few quiet shards answer the first record
    * after a silence within a second; a thousand cost the budget, not a thousand calls a second.
