@@ -112,7 +112,9 @@ def submit(scala: str, master: str, version: str, endpoint: str, work: Path) -> 
     )
     log = run.stdout + run.stderr
     assert run.returncode == 0, log[-6000:]
-    result: dict[str, Any] = json.loads(next(x for x in reversed(run.stdout.splitlines()) if x.startswith("RESULT "))[7:])
+    result: dict[str, Any] = json.loads(
+        next(x for x in reversed(run.stdout.splitlines()) if x.startswith("RESULT "))[7:]
+    )
     # Every record read from the source was written, upper-cased, through the sink: checked outside the connector.
     assert Counter(stored(endpoint, sink)) == Counter(r.upper() for r in written)
     assert result["rows"] == len(written)
