@@ -165,7 +165,8 @@ abstract class ForeignTable(val name: String, val short: String) {
     key,
     KinesisOptions.RetryMaxAttempts,
     s"`retryMaxAttempts` (at least 1): there too it counts attempts, the first one included (unlimited by default " +
-      s"here, $defaultThere there, where the AWS SDK's own retries also run inside each attempt)") {
+      s"here, $defaultThere there, where the AWS SDK's own retries also run inside each attempt)"
+  ) {
     v =>
       Seq(KinesisOptions.RetryMaxAttempts -> v.long(1, Int.MaxValue).toString)
   }
