@@ -94,7 +94,7 @@ python-options: $(VENV)/.installed
 # integration tests (Spark 4); then the Python tests on PySpark 4 and the Spark 3.5 round trip on PySpark 3.5.
 test: deps $(VENV)/.bench-installed lint
 	rm -rf $(DIST)
-	SPARK_HOME=$(PYSPARK_HOME) $(SBT) scalafmtCheckAll connector/test connectorSpark35/test connector/publishM2 connectorSpark35/publishM2 \
+	SPARK_HOME=$(PYSPARK_HOME) $(SBT) scalafmtCheckAll connector/test connectorSpark35/test connector/publishM2 \
 	  $(DIST_SBT) $(SIMULATOR_SBT) integrationTests/test < /dev/null
 	$(MAKE) python-options python-jar dist-python
 	$(VENV)/bin/mypy --strict python/pyspark_kinesis
@@ -115,8 +115,8 @@ format: $(VENV)/.installed $(SBT_LAUNCHER)
 unit-test: $(SBT_LAUNCHER)
 	$(SBT) connector/test connectorSpark35/test < /dev/null
 
-# PySpark 3.5 with the spark-kinesis_2.12 jar: sink and source, a restart, AvailableNow, `--packages` on
-# local-cluster. Expects `make python-jar` and `connectorSpark35/publishM2` done (as `test` does them).
+# PySpark 3.5 with the spark-kinesis_2.12 jar: sink and source, a restart, AvailableNow, the SQL functions.
+# Expects `make python-jar` done (as `test` does it).
 python-test-spark35: $(VENV_SPARK35)/.installed localstack/node_modules/.installed
 	$(VENV_SPARK35)/bin/python -m pytest -q python/tests-spark35
 
@@ -134,7 +134,6 @@ integration-test: deps
 python-test: deps build
 	$(MAKE) python-jar
 	$(PY) -m pytest -q
-	$(SBT) connectorSpark35/publishM2 < /dev/null
 	$(MAKE) python-test-spark35
 
 # --- emulator -------------------------------------------------------------------------------------------------

@@ -3,15 +3,12 @@
 Small on purpose (`make test` has a few minutes for it): the features themselves are tested on Spark 4 (the JVM
 integration tests and python/tests); here the same sources, built for Spark 3.5, write and read Kinesis, a query
 restarts from its checkpoint, Trigger.AvailableNow stops at the tip, the SQL functions run, a Spark 4-only option is
-refused, and `spark-submit --packages` resolves the published 2.12 artifact onto a cluster's executors.
+refused. `spark-submit --packages` of the 2.12 artifact onto a cluster's executors is release/tests/test_packages.py's
+(from dist/maven, as a user resolves it).
 """
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 import uuid
 import zipfile
 from collections.abc import Iterator
@@ -180,57 +177,3 @@ def test_a_spark_4_only_option_is_refused_saying_so(spark: SparkSession) -> None
         builder.build(spark)
     with pytest.raises(Exception, match=r"needs Spark 4\.0 or later"):
         spark.readStream.format("kinesis").option("streamName", "any").option("maxBytesPerTrigger", "1m").load()
-
-
-def test_packages_resolves_the_published_212_artifact_on_local_cluster(kinesis_endpoint: str, tmp_path: Path) -> None:
-    group, artifact, version = COORDINATES.split(":")
-    local_maven = Path.home() / ".m2" / "repository"
-    pom = local_maven / group.replace(".", "/") / artifact / version / f"{artifact}-{version}.pom"
-    assert pom.is_file(), f"{pom} is missing: 'make publish-local' (sbt connectorSpark35/publishM2) publishes it"
-    assert "<dependency>" not in pom.read_text(), "the published pom must declare no dependencies"
-    # Only the local Maven repository, and a fresh Ivy cache: nothing from the network, nothing stale.
-    settings = tmp_path / "ivysettings.xml"
-    settings.write_text(
-        f'<ivysettings><settings defaultResolver="local-maven"/><resolvers>'
-        f'<ibiblio name="local-maven" m2compatible="true" root="{local_maven.as_uri()}"/>'
-        f"</resolvers></ivysettings>"
-    )
-    stream = new_stream(kinesis_endpoint, "s35-packages", 2)
-    spark_home = Path(pyspark.__file__).parent
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("SPARK_", "PYSPARK_"))}
-    env.update(
-        SPARK_HOME=str(spark_home),
-        PYSPARK_PYTHON=sys.executable,
-        PYSPARK_DRIVER_PYTHON=sys.executable,
-        SPARK_LOCAL_IP="127.0.0.1",
-    )
-    run = subprocess.run(
-        [
-            str(spark_home / "bin" / "spark-submit"),
-            "--master",
-            "local-cluster[1,1,1024]",
-            "--packages",
-            COORDINATES,
-            "--conf",
-            f"spark.jars.ivySettings={settings}",
-            "--conf",
-            f"spark.jars.ivy={tmp_path / 'ivy'}",
-            "--conf",
-            "spark.ui.enabled=false",
-            str(JOB),
-            kinesis_endpoint,
-            stream,
-            str(tmp_path / "job"),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=420,
-        env=env,
-        cwd=tmp_path,
-    )
-    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-6000:]
-    result = json.loads(next(line for line in reversed(run.stdout.splitlines()) if line.startswith("RESULT "))[7:])
-    assert result["spark"].startswith("3.5.")
-    assert Path(result["provider_origin"]).name == f"{group}_{artifact}-{version}.jar", result  # Ivy's name
-    assert result["executors"] and "driver" not in result["executors"], result
-    assert sorted(result["records"]) == sorted(f"record-{i}" for i in range(100))

@@ -2,7 +2,7 @@
 installed into a venv holding only that PySpark, a streaming write and a streaming read through it
 (release/jobs/round_trip.py) against the Kinesis simulator, checked against what boto3 reads from the stream.
 
-Run by `make spark-lines-check` (after `make build`, `make python-jar` and `make simulator-jar`). The venvs are made
+Run by `make dist-check` (part of `make test`, after `make dist` and `make simulator-jar`). The venvs are made
 once under $SPARK_KINESIS_CACHE/venvs (release/venvs.py) and reused; the first run downloads each PySpark.
 """
 
