@@ -23,7 +23,7 @@ EMULATOR     := localstack/kinesis-mock
 PYTHON_OPTIONS := python/pyspark_kinesis/_options.json
 PYSPARK_HOME  = $(shell $(PY) -c 'import os, pyspark; print(os.path.dirname(pyspark.__file__))')
 
-.PHONY: dist dist-python dist-check help test unit-test integration-test flake-loop python-test python-test-spark35 python-jar python-options build publish-local \
+.PHONY: dist dist-python dist-sign dist-check help test unit-test integration-test flake-loop python-test python-test-spark35 python-jar python-options build publish-local \
         demo bench bench-smoke emulator-up emulator-down clean deps lint format
 
 help:
@@ -97,8 +97,8 @@ test: deps $(VENV)/.bench-installed lint
 	SPARK_HOME=$(PYSPARK_HOME) $(SBT) scalafmtCheckAll connector/test connectorSpark35/test connector/publishM2 \
 	  $(DIST_SBT) $(SIMULATOR_SBT) integrationTests/test < /dev/null
 	$(MAKE) python-options python-jar dist-python
-	$(VENV)/bin/mypy --strict python/pyspark_kinesis
-	$(PY) -m pytest -q
+	$(VENV)/bin/mypy --strict python/pyspark_kinesis release/*.py release/jobs
+	$(PY) -m pytest -q --durations=15
 	$(MAKE) python-test-spark35 dist-check
 
 # Python lint and formatting (ruff.toml): checked by `make test`, applied by `make format` (with Scala's scalafmt;
@@ -227,12 +227,14 @@ GPG_KEY   ?=
 dist: $(SBT_LAUNCHER) $(VENV)/.installed
 	rm -rf $(DIST)
 	$(SBT) $(DIST_SBT) < /dev/null
-	$(MAKE) dist-python
-	@if [ -n "$(GPG_KEY)" ]; then \
-	  find $(DIST) -type f ! -name '*.md5' ! -name '*.sha1' ! -name '*.asc' -print0 | \
-	    xargs -0 -n1 gpg --batch --yes --local-user "$(GPG_KEY)" --armor --detach-sign; \
-	fi
+	$(MAKE) dist-python $(if $(GPG_KEY),dist-sign)
 	@find $(DIST) -type f ! -name '*.md5' ! -name '*.sha1' | sort
+
+# An ASCII-armoured detached signature (.asc) beside every file of dist/ but the checksums, as Maven Central wants.
+dist-sign:
+	@test -n "$(GPG_KEY)" || { echo "GPG_KEY=<key id> names the signing key (in the caller's GnuPG keyring)"; exit 1; }
+	find $(DIST) -type f ! -name '*.md5' ! -name '*.sha1' ! -name '*.asc' -print0 | \
+	  xargs -0 -n1 gpg --batch --yes --local-user "$(GPG_KEY)" --armor --detach-sign
 
 dist-python: $(VENV)/.installed
 	$(PY) -m release.dist_python --version $(VERSION) --out $(DIST)/python $(ASSEMBLY) $(ASSEMBLY_SPARK35)
@@ -242,4 +244,4 @@ dist-python: $(VENV)/.installed
 dist-check: $(VENV)/.installed localstack/node_modules/.installed
 	@test -d $(DIST)/maven -a -d $(DIST)/python || { echo "$(DIST)/ is incomplete: run 'make dist'"; exit 1; }
 	@test -f $(SIMULATOR_JAR) || { echo "$(SIMULATOR_JAR) is missing: run 'make simulator-jar'"; exit 1; }
-	SPARK_KINESIS_CACHE=$(CACHE) $(PY) -m pytest -q release/tests
+	SPARK_KINESIS_CACHE=$(CACHE) $(PY) -m pytest -q --durations=10 release/tests
