@@ -272,6 +272,24 @@ def wait_for(condition: Callable[[], bool], timeout: float, what: str, interval:
         time.sleep(interval)
 
 
+def get_records_renewing(
+    client: Any, stream: str, shard_id: str, iterator: str, last_sequence: str | None, limit: int = 10000
+) -> tuple[dict[str, Any], str | None]:
+    """boto3's GetRecords, as any reader must make it: an iterator that expired (its 5 minutes passed, or the
+    simulator's admin API expired it) is renewed from the last sequence number read, or from TRIM_HORIZON when
+    none was, and the call made again. Returns the answer and the iterator it was made with."""
+    try:
+        return client.get_records(ShardIterator=iterator, Limit=limit), iterator
+    except client.exceptions.ExpiredIteratorException:
+        where: dict[str, str] = (
+            {"ShardIteratorType": "AFTER_SEQUENCE_NUMBER", "StartingSequenceNumber": last_sequence}
+            if last_sequence is not None
+            else {"ShardIteratorType": "TRIM_HORIZON"}
+        )
+        renewed = client.get_shard_iterator(StreamName=stream, ShardId=shard_id, **where)["ShardIterator"]
+        return client.get_records(ShardIterator=renewed, Limit=limit), renewed
+
+
 def median(values: list[float]) -> float:
     return float(statistics.median(values)) if values else float("nan")
 

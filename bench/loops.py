@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from functools import reduce
 from typing import Any
 
-from bench.env import REGION, median
+from bench.env import REGION, get_records_renewing, median
 
 SHADED_SDK = "io.github.sparkkinesis.shaded.software.amazon.awssdk"
 BATCH = 500
@@ -221,9 +221,12 @@ def boto3_drain(client: Any, stream: str, shard_ids: list[str], record_bytes: in
         iterator = client.get_shard_iterator(StreamName=stream, ShardId=shard, ShardIteratorType="TRIM_HORIZON")[
             "ShardIterator"
         ]
+        last: str | None = None
         while iterator and time.perf_counter() < deadline:
-            response = client.get_records(ShardIterator=iterator, Limit=FETCH_LIMIT)
+            response, _ = get_records_renewing(client, stream, shard, iterator, last, FETCH_LIMIT)
             records += len(response["Records"])
+            if response["Records"]:
+                last = response["Records"][-1]["SequenceNumber"]
             if not response["Records"] and response.get("MillisBehindLatest", 0) == 0:
                 break
             iterator = response.get("NextShardIterator")

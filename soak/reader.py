@@ -9,6 +9,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from bench.env import get_records_renewing
 from soak.sink import Payload, Position
 
 
@@ -67,7 +68,8 @@ def read_shard(client: Any, stream: str, shard: ShardInfo) -> list[StreamRecord]
     records: list[StreamRecord] = []
     empty = 0
     while iterator:
-        answer = client.get_records(ShardIterator=iterator, Limit=10000)
+        last = records[-1].position[1] if records else None
+        answer, _ = get_records_renewing(client, stream, shard.id, iterator, last)
         for r in answer["Records"]:
             data = r["Data"].decode("utf-8", errors="replace")
             records.append(

@@ -111,7 +111,7 @@ final class DataPlane(sim: Simulator) {
     }
     val position = startCounter(stream, shard, req.str("ShardIteratorType"), req.optStr("StartingSequenceNumber"),
       req.optTimestampMillis("Timestamp"), "StartingSequenceNumber")
-    obj("ShardIterator" -> Str(ShardIterator(stream.name, stream.incarnation, shard.id, position, now).encode))
+    obj("ShardIterator" -> Str(ShardIterator(stream.name, stream.incarnation, shard.id, position, now, sim.nextIteratorSerial()).encode))
   }
 
   /**
@@ -154,7 +154,10 @@ final class DataPlane(sim: Simulator) {
     val counters = sim.counters.shard(stream.name, shard.id)
     counters.getRecordsCalls += 1
     val expiry = sim.settings.iteratorExpiryMillis
-    if (now - iterator.issuedMillis > expiry || iterator.issuedMillis <= sim.iteratorsExpireUpTo)
+    if (iterator.serial <= sim.iteratorsExpiredThrough)
+      throw KinesisError.expiredIterator("Iterator expired. The simulator's admin API expired every iterator issued " +
+        "before its call (POST /_sim/iterators/expire): get a new one from the last sequence number read.")
+    if (now - iterator.issuedMillis > expiry)
       throw KinesisError.expiredIterator(s"Iterator expired. The iterator was created at time " +
         s"${java.time.Instant.ofEpochMilli(iterator.issuedMillis)} while right now it is ${java.time.Instant.ofEpochMilli(now)} " +
         s"which is further in the future than the tolerated delay of $expiry milliseconds.")
@@ -186,7 +189,7 @@ final class DataPlane(sim: Simulator) {
     val atEndOfClosed = !shard.isOpen && end == log.size && (records.isEmpty || !sim.settings.splitEndAnswer)
     val next = if (atEndOfClosed) None else {
       val position = if (records.isEmpty) math.max(iterator.position, 0L) else records.last.counter + 1
-      Some(Str(ShardIterator(stream.name, stream.incarnation, shard.id, position, now).encode))
+      Some(Str(ShardIterator(stream.name, stream.incarnation, shard.id, position, now, sim.nextIteratorSerial()).encode))
     }
     // Never negative: after the clock offset moved back, stored arrival times can be ahead of now.
     val behind = if (end < log.size) math.max(0L, now - log(end).arrivalMillis) else 0L

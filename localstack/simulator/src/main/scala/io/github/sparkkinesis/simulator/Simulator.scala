@@ -15,8 +15,12 @@ final class Simulator(initial: Settings = Settings(), seed: Long = 0L, clock: ()
   val faults = new Faults(seed)
   private var counter = 0L
   private var incarnations = 0L
-  /** Iterators issued at or before this instant are expired (forced expiry from the admin API). */
-  var iteratorsExpireUpTo: Long = Long.MinValue
+  private var iteratorSerial = 0L
+  /**
+   * Iterators whose serial is at most this are expired (forced expiry from the admin API). By order of issue, not
+   * by time: with `clockOffsetMs` moved back after an expiry, iterators issued later would look older than it.
+   */
+  @volatile var iteratorsExpiredThrough: Long = 0L
   private var describeSummaryBucketFor: QuotaSettings = _
   private var describeSummaryBucketValue: TokenBucket = _
 
@@ -31,6 +35,7 @@ final class Simulator(initial: Settings = Settings(), seed: Long = 0L, clock: ()
   def now(): Long = clock() + current.clockOffsetMs
 
   def nextCounter(): Long = { counter += 1; counter }
+  def nextIteratorSerial(): Long = lock.synchronized { iteratorSerial += 1; iteratorSerial }
   def lastCounter: Long = counter
   def nextIncarnation(): Long = { incarnations += 1; incarnations }
 
@@ -74,5 +79,5 @@ final class Simulator(initial: Settings = Settings(), seed: Long = 0L, clock: ()
     streams.remove(name)
   }
 
-  def expireAllIterators(): Unit = lock.synchronized { iteratorsExpireUpTo = now() }
+  def expireAllIterators(): Unit = lock.synchronized { iteratorsExpiredThrough = iteratorSerial }
 }

@@ -102,4 +102,19 @@ class SdkClockOffsetSuite extends AnyFunSuite with SimulatorFixture {
       assert(millis % 1000 == 0 && millis > before + offset - 1000 && millis <= after + offset, s"$offset: $date")
     }
   }
+
+  test("the admin API's forced expiry goes by order of issue: an iterator issued after it lives, whatever the clock " +
+    "did since (the offset moved back), and one issued before it is refused saying the admin API expired it") {
+    val stream = newStreamName("expiry")
+    val Seq(shard) = createStream(stream, 1)
+    put(stream, "one")
+    admin.clockOffset(1000)
+    val before = iterator(stream, shard, ShardIteratorType.TRIM_HORIZON)
+    admin.expireIterators()
+    admin.clockOffset(0) // the clock goes back a second: an iterator issued now is "older" than the expiry was
+    val after = iterator(stream, shard, ShardIteratorType.TRIM_HORIZON)
+    assert(read(after).records().asScala.map(_.data().asUtf8String()) == Seq("one"))
+    val refused = intercept[ExpiredIteratorException](read(before))
+    assert(refused.getMessage.contains("admin API expired every iterator issued before its call"), refused.getMessage)
+  }
 }
