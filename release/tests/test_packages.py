@@ -10,52 +10,20 @@ from __future__ import annotations
 
 import json
 import subprocess
-import uuid
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
-import boto3
 import pytest
 
 from release.cluster import spark_env, standalone
+from release.streams import kinesis_client, new_stream, stored
 from release.tests.conftest import REPO
 from release.venvs import pyspark_venv, venv_python
 
 JOB = REPO / "release" / "jobs" / "pipeline_job.py"
 #: The newest PySpark of each line whose jar is resolved here (the wheel's checks cover the other 4.x releases).
 PYSPARK = {"2.13": "4.3.0", "2.12": "3.5.9"}
-
-
-def kinesis(endpoint: str) -> Any:
-    return boto3.client(
-        "kinesis", endpoint_url=endpoint, region_name="us-east-1", aws_access_key_id="t", aws_secret_access_key="t"
-    )
-
-
-def new_stream(endpoint: str, shards: int) -> str:
-    name = f"release-{uuid.uuid4().hex[:8]}"
-    client = kinesis(endpoint)
-    client.create_stream(StreamName=name, ShardCount=shards)
-    client.get_waiter("stream_exists").wait(StreamName=name, WaiterConfig={"Delay": 0.2})
-    return name
-
-
-def stored(endpoint: str, stream: str) -> list[str]:
-    """Every record's data in a stream, read with boto3 (independent of the connector)."""
-    client = kinesis(endpoint)
-    out: list[str] = []
-    for shard in client.list_shards(StreamName=stream)["Shards"]:
-        iterator = client.get_shard_iterator(
-            StreamName=stream, ShardId=shard["ShardId"], ShardIteratorType="TRIM_HORIZON"
-        )["ShardIterator"]
-        while iterator:
-            response = client.get_records(ShardIterator=iterator, Limit=10000)
-            if not response["Records"]:
-                break
-            out.extend(r["Data"].decode() for r in response["Records"])
-            iterator = response.get("NextShardIterator")
-    return out
 
 
 def submit(scala: str, master: str, version: str, endpoint: str, work: Path) -> tuple[dict[str, Any], str]:
@@ -70,8 +38,8 @@ def submit(scala: str, master: str, version: str, endpoint: str, work: Path) -> 
             text=True,
         ).stdout.strip()
     )
-    source, sink = new_stream(endpoint, 2), new_stream(endpoint, 2)
-    client = kinesis(endpoint)
+    source, sink = new_stream(endpoint, "release-source", 2), new_stream(endpoint, "release-sink", 2)
+    client = kinesis_client(endpoint)
     written = [f"record-{i}" for i in range(200)]
     for start in range(0, len(written), 100):
         response = client.put_records(
@@ -116,7 +84,7 @@ def submit(scala: str, master: str, version: str, endpoint: str, work: Path) -> 
         next(x for x in reversed(run.stdout.splitlines()) if x.startswith("RESULT "))[7:]
     )
     # Every record read from the source was written, upper-cased, through the sink: checked outside the connector.
-    assert Counter(stored(endpoint, sink)) == Counter(r.upper() for r in written)
+    assert Counter(r["data"] for r in stored(endpoint, sink)) == Counter(r.upper() for r in written)
     assert result["rows"] == len(written)
     assert result["spark"] == PYSPARK[scala]
     return result, log

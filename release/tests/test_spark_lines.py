@@ -14,15 +14,13 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import uuid
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
-import boto3
 import pytest
 
+from release.streams import new_stream, stored
 from release.venvs import install_wheel, pyspark_venv, venv_python
 
 REPO = Path(__file__).resolve().parents[2]
@@ -87,40 +85,6 @@ def wheel() -> Iterator[Path]:
         yield made
 
 
-def _kinesis(endpoint: str) -> Any:
-    return boto3.client(
-        "kinesis",
-        endpoint_url=endpoint,
-        region_name="us-east-1",
-        aws_access_key_id="test",
-        aws_secret_access_key="test",
-    )
-
-
-def _read_with_boto3(kinesis: Any, stream: str) -> list[dict[str, str]]:
-    """Every record of every shard, from its oldest to the tip (an empty answer with nothing behind)."""
-    records = []
-    for shard in kinesis.list_shards(StreamName=stream)["Shards"]:
-        iterator = kinesis.get_shard_iterator(
-            StreamName=stream, ShardId=shard["ShardId"], ShardIteratorType="TRIM_HORIZON"
-        )["ShardIterator"]
-        while iterator:
-            answer = kinesis.get_records(ShardIterator=iterator)
-            records += [
-                {
-                    "partitionKey": r["PartitionKey"],
-                    "data": r["Data"].decode(),
-                    "shardId": shard["ShardId"],
-                    "sequenceNumber": r["SequenceNumber"],
-                }
-                for r in answer["Records"]
-            ]
-            if not answer["Records"] and answer.get("MillisBehindLatest", 0) == 0:
-                break
-            iterator = answer.get("NextShardIterator")
-    return records
-
-
 def _job_env(venv: Path) -> dict[str, str]:
     """The caller's environment without anything pointing into the checkout, its venv or another Spark."""
     env = {
@@ -146,10 +110,7 @@ def test_a_streaming_write_and_read_round_trip_through_the_wheel(
     venv = pyspark_venv(version)
     install_wheel(venv, wheel)
 
-    kinesis = _kinesis(simulator_endpoint)
-    stream = f"lines-{version.replace('.', '-')}-{uuid.uuid4().hex[:8]}"
-    kinesis.create_stream(StreamName=stream, ShardCount=SHARDS)
-    kinesis.get_waiter("stream_exists").wait(StreamName=stream, WaiterConfig={"Delay": 1, "MaxAttempts": 60})
+    stream = new_stream(simulator_endpoint, f"lines-{version.replace('.', '-')}", SHARDS)
 
     # Outside the checkout, and the job copied there too: its folder lands on sys.path.
     work = tmp_path / "work"
@@ -173,7 +134,7 @@ def test_a_streaming_write_and_read_round_trip_through_the_wheel(
     read = result["records"]
     assert len(read) == RECORDS
     assert {(r["partitionKey"], r["data"]) for r in read} == written
-    assert _sorted(read) == _sorted(_read_with_boto3(kinesis, stream))
+    assert _sorted(read) == _sorted(stored(simulator_endpoint, stream))
 
     site_jars = sorted(
         venv.glob(f"lib/python*/site-packages/pyspark_kinesis/jars/spark-kinesis-assembly_{scala}-*.jar")

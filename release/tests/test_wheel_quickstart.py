@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from docs.tools.examples import CLICKS, Block, clear_checkpoints, load, reset_streams, sdk_environment
+from release.streams import stored
 from release.tests.conftest import REPO
-from release.tests.test_packages import stored
 
 PYSPARK = "4.3.0"
 EPILOGUE = """
@@ -66,7 +66,7 @@ def test_the_readme_quickstart_runs_on_the_wheel_in_a_new_venv(
                 [str(python), str(script)], cwd=script.parent, env=env, capture_output=True, text=True, timeout=600
             )
             assert run.returncode == 0, (run.stdout + run.stderr)[-6000:]
-            copied = stored(endpoint, "copy")
+            copied = [r["data"] for r in stored(endpoint, "copy")]
         finally:
             simulator_launcher.stop(state)
     result = json.loads(next(x for x in reversed(run.stdout.splitlines()) if x.startswith("RESULT "))[7:])
