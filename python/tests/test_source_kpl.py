@@ -12,7 +12,6 @@ import boto3
 import pytest
 from aws_kinesis_agg.aggregator import RecordAggregator
 from pyspark.sql import SparkSession
-from pyspark.sql.utils import StreamingQueryException
 
 
 @pytest.fixture()
@@ -118,16 +117,22 @@ def test_a_restart_inside_an_aggregate_neither_repeats_nor_skips(
     assert sorted(bytes(r.data) for r in rows) == sorted(d for _, d in first + second)
 
 
-def test_a_corrupt_aggregate_fails_naming_shard_and_sequence_number(
+def test_records_that_only_look_like_aggregates_are_read_whole_and_stop_nothing(
     spark: SparkSession, kinesis: Any, kinesis_endpoint: str, stream: str, tmp_path: Any
 ) -> None:
-    blob = bytes.fromhex("f3899ac2") + b"\x0a\x01k" + b"\x00" * 16  # a body whose MD5 trailer is wrong
-    seq = kinesis.put_record(StreamName=stream, Data=blob, PartitionKey="k")["SequenceNumber"]
-    with pytest.raises(StreamingQueryException) as error:
-        read_all(spark, kinesis_endpoint, stream, str(tmp_path / "cp"))
-    message = str(error.value)
-    assert f"Corrupt KPL aggregated record in Kinesis shard {stream}/shardId-000000000000" in message
-    assert f"at sequence number {seq}: the MD5 checksum does not match" in message
+    magic = bytes.fromhex("f3899ac2")
+    body = b"\x0a\x01k"  # a partition key table of one key, and no user record
+    look_alikes = [
+        magic + body + b"\x00" * 16,  # a digest that does not match: user data, as the KCL reads it
+        magic + hashlib.md5(b"").digest(),  # verifies, holds nothing: a faulty producer's, counted
+        magic + body + hashlib.md5(body).digest(),  # the same with a key table
+    ]
+    put = [kinesis.put_record(StreamName=stream, Data=d, PartitionKey="k")["SequenceNumber"] for d in look_alikes]
+    put_aggregate(kinesis, stream, [("a", b"after")])
+    rows = read_all(spark, kinesis_endpoint, stream, str(tmp_path / "cp"))
+    got = sorted(((r.sequenceNumber, r.subSequenceNumber, bytes(r.data)) for r in rows), key=lambda t: int(t[0]))
+    assert got[:3] == [(seq, 0, data) for seq, data in zip(put, look_alikes, strict=True)]
+    assert [d for _, _, d in got[3:]] == [b"after"], "the records after them are read too"
 
 
 def hash_key(partition_key: str) -> int:

@@ -44,6 +44,10 @@ object HashKeySpan {
   val MaxHashKey: BigInt = (BigInt(1) << 128) - 1
   val All: HashKeySpan = HashKeySpan(0, MaxHashKey)
 
+  /** Whether `s` is a hash key as Kinesis takes one: a decimal in [0, 2^128), digits only. */
+  def isHashKey(s: String): Boolean =
+    s.nonEmpty && s.length <= 39 && s.forall(c => c >= '0' && c <= '9') && BigInt(s) <= MaxHashKey
+
   /** `MessageDigest.getInstance` looks the algorithm up in the security providers each time: once per thread. */
   private val Md5 = ThreadLocal.withInitial[MessageDigest](() => MessageDigest.getInstance("MD5"))
 

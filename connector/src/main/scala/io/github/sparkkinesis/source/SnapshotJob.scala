@@ -40,7 +40,7 @@ final case class ShardSnapshot(key: ShardKey, from: ShardPosition, state: FeedSt
 
 /**
  * One executor's view when a snapshot task ran: its SDK call counts, its re-reads, its enhanced fan-out counts,
- * the misplaced KPL aggregates it skipped and its buffer, for metrics;
+ * the KPL aggregates it did not split and its buffer, for metrics;
  * whether it will signal the driver when what it holds changes ([[DriverSignal]]).
  */
 final case class ExecutorStats(
@@ -51,7 +51,7 @@ final case class ExecutorStats(
     bufferLimit: Long,
     signalsDriver: Boolean = false,
     fanOut: FanOutCounts = FanOutCounts.zero,
-    misplacedAggregates: Long = 0L)
+    aggregates: AggregateCounts = AggregateCounts.zero)
 
 /**
  * How long a snapshot task waits. It returns once every shard of its group has been polled at least once and
@@ -178,7 +178,7 @@ object SnapshotJob {
         Prefetcher.bufferLimit(config),
         signals,
         Prefetcher.fanOutTallyOf(sourceId).snapshot(),
-        Prefetcher.misplacedCount(sourceId)
+        Prefetcher.aggregateCounts(sourceId)
       ))
   }
 

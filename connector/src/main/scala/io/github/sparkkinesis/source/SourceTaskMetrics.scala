@@ -19,19 +19,30 @@ final class KinesisRangesReReadMetric extends CustomSumMetric {
   override def description(): String = "shard ranges re-read from Kinesis (not buffered on the executor)"
 }
 
+final class KinesisMalformedAggregatesMetric extends CustomSumMetric {
+  override def name(): String = SourceTaskMetrics.MalformedAggregates
+  override def description(): String = "malformed KPL aggregates read whole (a producer's fault; nothing lost)"
+}
+
 /** The scan's metrics in the Spark UI (SQL tab), summed over the batch's tasks. */
 object SourceTaskMetrics {
   val RecordsRead = "kinesisRecordsRead"
   val BytesRead = "kinesisBytesRead"
   val RangesReRead = "kinesisRangesReRead"
+  val MalformedAggregates = "kinesisMalformedAggregates"
 
   def supported: Array[CustomMetric] =
-    Array(new KinesisRecordsReadMetric, new KinesisBytesReadMetric, new KinesisRangesReReadMetric)
+    Array(
+      new KinesisRecordsReadMetric,
+      new KinesisBytesReadMetric,
+      new KinesisRangesReReadMetric,
+      new KinesisMalformedAggregatesMetric)
 
-  def values(records: Long, bytes: Long, reRead: Long): Array[CustomTaskMetric] = Array(
+  def values(records: Long, bytes: Long, reRead: Long, malformed: Long): Array[CustomTaskMetric] = Array(
     task(RecordsRead, records),
     task(BytesRead, bytes),
-    task(RangesReRead, reRead))
+    task(RangesReRead, reRead),
+    task(MalformedAggregates, malformed))
 
   private def task(metric: String, v: Long): CustomTaskMetric = new CustomTaskMetric {
     override def name(): String = metric

@@ -97,7 +97,7 @@ class KplAggregateSuite extends AnyFunSuite {
     assert(KplDeaggregator.isAggregated(bytes))
     val corrupt = bytes.clone()
     corrupt(6) = (corrupt(6) ^ 1).toByte
-    val error = intercept[IllegalStateException](split(corrupt))
-    assert(error.getMessage.contains("MD5"))
+    val error = intercept[IllegalArgumentException](split(corrupt))
+    assert(error.getMessage.contains("not a well-formed KPL aggregate: NotAggregate"))
   }
 }

@@ -30,7 +30,7 @@ class MisplacedAggregateSuite extends AnyFunSuite {
 
   private def split(data: Array[Byte], span: Option[HashKeySpan]): (Boolean, Seq[String]) = {
     val out = new RecordBlock.Builder(4)
-    val kept = KplDeaggregator.splitInto(out, key, "7", 0L, data, TrimHorizon, span)
+    val kept = KplDeaggregator.splitInto(out, key, "7", 0L, data, TrimHorizon, span) == KplDeaggregator.Split
     (kept, out.result().iterator.map(_.partitionKey).toSeq)
   }
 
@@ -64,7 +64,7 @@ class MisplacedAggregateSuite extends AnyFunSuite {
       record(3, "plain".getBytes(UTF_8), highs(1))
     )
     val poll = ShardReader.decode(key, TrimHorizon, records, 0L, ended = false, filled = false, Some(lower))
-    assert(poll.misplaced == 1)
+    assert(poll.aggregates == AggregateCounts(misplaced = 1, malformed = 0))
     assert(
       poll.records.iterator.map(r => (r.sequenceNumber, r.partitionKey)).toSeq ==
         Seq(("491", lows(0)), ("491", lows(1)), ("493", highs(1))),

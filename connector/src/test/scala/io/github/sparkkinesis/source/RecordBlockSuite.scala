@@ -118,15 +118,4 @@ class RecordBlockSuite extends AnyFunSuite {
     KplDeaggregator.splitInto(rest, key, "42", 5L, agg, After("42", 0), None)
     assert(rest.result().iterator.map(_.subSequenceNumber).toSeq == Seq(1L, 2L), "sub-record 0 was read already")
   }
-
-  test("a corrupt aggregate is refused whole, naming the shard and sequence number") {
-    val agg = aggregate(Seq("p"), Seq(0 -> "one", 3 -> "bad key index"))
-    val out = new RecordBlock.Builder(1)
-    val e = intercept[IllegalStateException](KplDeaggregator.splitInto(out, key, "42", 5L, agg, TrimHorizon, None))
-    assert(e.getMessage.contains("shardId-000000000000") && e.getMessage.contains("42") && out.size == 0)
-    val flipped = agg.clone()
-    flipped(6) = (flipped(6) ^ 1).toByte
-    assert(intercept[IllegalStateException](KplDeaggregator.splitInto(out, key, "42", 5L, flipped, TrimHorizon, None))
-      .getMessage.contains("MD5"))
-  }
 }

@@ -43,15 +43,17 @@ class SourceProgressSuite extends AnyFunSuite {
     assert(p.metrics(closed)("kinesisCalls") == "2", "a snapshot recounts")
   }
 
-  test("misplaced KPL aggregates skipped are counted since the query started, per executor without double counting") {
+  test("KPL aggregates not split are counted since the query started, per executor without double counting") {
     val p = new SourceProgress("polling", 1)
-    def skipped(exec: String, n: Long) = ExecutorStats(exec, CallCounts(1, 0, 0, 0), 0, 0, 100, misplacedAggregates = n)
-    p.record(Seq(snapshot(advanced = true)), Seq(skipped("exec-1", 2), skipped("exec-1", 2), skipped("exec-2", 1)))
+    def seen(exec: String, misplaced: Long, malformed: Long) =
+      ExecutorStats(exec, CallCounts(1, 0, 0, 0), 0, 0, 100, aggregates = AggregateCounts(misplaced, malformed))
+    p.record(Seq(snapshot(advanced = true)), Seq(seen("exec-1", 2, 1), seen("exec-1", 2, 1), seen("exec-2", 1, 0)))
+    def metric(name: String) = p.metrics(Map.empty)(name)
     assert(
-      p.metrics(Map.empty)("numMisplacedAggregatesSkipped") == "3",
-      "two tasks of one executor report its count once")
-    p.record(Seq(snapshot(advanced = true)), Seq(skipped("exec-1", 2), skipped("exec-2", 4)))
-    assert(p.metrics(Map.empty)("numMisplacedAggregatesSkipped") == "6")
+      metric("numMisplacedAggregatesSkipped") == "3" && metric("numMalformedAggregates") == "1",
+      "two tasks of one executor report its counts once")
+    p.record(Seq(snapshot(advanced = true)), Seq(seen("exec-1", 2, 3), seen("exec-2", 4, 0)))
+    assert(metric("numMisplacedAggregatesSkipped") == "6" && metric("numMalformedAggregates") == "3")
   }
 
   test("mode and numStreams, as Databricks reports them, from the options: before any snapshot too") {

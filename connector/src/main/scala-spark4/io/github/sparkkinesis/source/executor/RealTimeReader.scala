@@ -166,7 +166,8 @@ final class RealTimeReader(partition: RealTimeInputPartition) extends SupportsRe
 
   override def getOffset(): PartitionOffset = RealTimePartitionOffset(cursors.toSeq.map(_.snapshot(location)))
 
-  override def currentMetricsValues(): Array[CustomTaskMetric] = SourceTaskMetrics.values(out.records, out.bytes, 0L)
+  override def currentMetricsValues(): Array[CustomTaskMetric] =
+    SourceTaskMetrics.values(out.records, out.bytes, 0L, out.malformedAggregates)
 
   /** The feeds keep reading: the next batch's task for these shards finds their records here. */
   override def close(): Unit = ()

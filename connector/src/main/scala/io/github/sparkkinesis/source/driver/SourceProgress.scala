@@ -17,13 +17,13 @@ import io.github.sparkkinesis.client.CallCounts
 final class SourceProgress(mode: String, numStreams: Int) {
   private val callsSeen = mutable.Map.empty[String, CallCounts]
   private val reReadsSeen = mutable.Map.empty[String, Long]
-  private val misplacedSeen = mutable.Map.empty[String, Long]
+  private val aggregatesSeen = mutable.Map.empty[String, AggregateCounts]
   private val fanOutSeen = mutable.Map.empty[String, FanOutCounts]
   private var snapshots: Seq[ShardSnapshot] = Nil
   private var calls = CallCounts(0, 0, 0, 0)
   private var reReads = 0L
-  /** Misplaced KPL aggregates skipped, since the query started: a count that matters only when it is not 0. */
-  private var misplaced = 0L
+  /** KPL aggregates not split (misplaced, malformed), since the query started: counts that matter when not 0. */
+  private var aggregates = AggregateCounts.zero
   private var fanOut = FanOutCounts.zero
   private var consumers = 0
   private var heldBytes = 0L
@@ -41,9 +41,9 @@ final class SourceProgress(mode: String, numStreams: Int) {
     val newCalls = perExecutor.map { case (loc, s) => s.calls - callsSeen.getOrElse(loc, CallCounts(0, 0, 0, 0)) }
       .foldLeft(CallCounts(0, 0, 0, 0))(_ + _)
     val newReReads = perExecutor.map { case (loc, s) => s.reReads - reReadsSeen.getOrElse(loc, 0L) }.sum
-    misplaced += perExecutor.map { case (loc, s) =>
-      math.max(0L, s.misplacedAggregates - misplacedSeen.getOrElse(loc, 0L))
-    }.sum
+    aggregates = perExecutor.foldLeft(aggregates) { case (sum, (loc, s)) =>
+      sum + s.aggregates.since(aggregatesSeen.getOrElse(loc, AggregateCounts.zero))
+    }
     val newFanOut = perExecutor.map { case (loc, s) => s.fanOut - fanOutSeen.getOrElse(loc, FanOutCounts.zero) }
       .foldLeft(FanOutCounts.zero)(_ + _)
     calls = if (plannedBatch) newCalls else calls + newCalls
@@ -54,7 +54,7 @@ final class SourceProgress(mode: String, numStreams: Int) {
     bufferLimit = if (perExecutor.isEmpty) 0L else perExecutor.values.map(_.bufferLimit).min
     perExecutor.foreach { case (loc, s) =>
       callsSeen(loc) = s.calls; reReadsSeen(loc) = s.reReads; fanOutSeen(loc) = s.fanOut
-      misplacedSeen(loc) = s.misplacedAggregates
+      aggregatesSeen(loc) = s.aggregates
     }
   }
 
@@ -87,7 +87,8 @@ final class SourceProgress(mode: String, numStreams: Int) {
       "throttledCalls" -> calls.throttled,
       "serverErrors" -> calls.serverErrors,
       "reReadRanges" -> reReads,
-      "numMisplacedAggregatesSkipped" -> misplaced,
+      "numMisplacedAggregatesSkipped" -> aggregates.misplaced,
+      "numMalformedAggregates" -> aggregates.malformed,
       "subscriptions" -> fanOut.subscriptions,
       "subscriptionRenewals" -> fanOut.renewals,
       "fanOutEvents" -> fanOut.events,

@@ -43,7 +43,7 @@ final class KinesisPartitionReader(partition: KinesisInputPartition) extends Par
   override def get(): InternalRow = out.row
 
   override def currentMetricsValues(): Array[CustomTaskMetric] =
-    SourceTaskMetrics.values(out.records, out.bytes, rangesReRead)
+    SourceTaskMetrics.values(out.records, out.bytes, rangesReRead, out.malformedAggregates)
 
   override def close(): Unit = ()
 }

@@ -56,7 +56,8 @@ object Prefetcher extends Logging {
   private val waitingForMemory = new java.util.ArrayDeque[ShardFeed]()
   @volatile private var callsInFlight = 0
   private val reReads = new ConcurrentHashMap[String, AtomicLong]()
-  private val misplaced = new ConcurrentHashMap[String, AtomicLong]()
+  /** Per source: misplaced KPL aggregates skipped, malformed ones read whole ([[AggregateCounts]]). */
+  private val oddAggregates = new ConcurrentHashMap[String, (AtomicLong, AtomicLong)]()
   private val tallies = new ConcurrentHashMap[String, CallTally]()
   private val fanOutTallies = new ConcurrentHashMap[String, FanOutTally]()
   private val signals = new ConcurrentHashMap[String, Object]()
@@ -220,7 +221,7 @@ object Prefetcher extends Logging {
 
   private def forget(sourceId: String): Unit = {
     reReads.remove(sourceId)
-    misplaced.remove(sourceId)
+    oddAggregates.remove(sourceId)
     tallies.remove(sourceId)
     fanOutTallies.remove(sourceId)
     activity.remove(sourceId)
@@ -238,8 +239,16 @@ object Prefetcher extends Logging {
   def countReRead(sourceId: String): Unit = reReads.computeIfAbsent(sourceId, _ => new AtomicLong()).incrementAndGet()
   def reReadCount(sourceId: String): Long = Option(reReads.get(sourceId)).map(_.get()).getOrElse(0L)
 
-  /** KPL aggregates this JVM's feeds of a source skipped as misplaced by a reshard ([[KplDeaggregator]]). */
-  def misplacedCount(sourceId: String): Long = Option(misplaced.get(sourceId)).map(_.get()).getOrElse(0L)
+  /** KPL aggregates this JVM's feeds of a source did not split ([[KplDeaggregator]]), since they started here. */
+  def aggregateCounts(sourceId: String): AggregateCounts =
+    Option(oddAggregates.get(sourceId)).map { case (m, b) => AggregateCounts(m.get(), b.get()) }
+      .getOrElse(AggregateCounts.zero)
+
+  private def countAggregates(sourceId: String, c: AggregateCounts): Unit = if (!c.isZero) {
+    val (m, b) = oddAggregates.computeIfAbsent(sourceId, _ => (new AtomicLong(), new AtomicLong()))
+    m.addAndGet(c.misplaced)
+    b.addAndGet(c.malformed)
+  }
 
   /**
    * Waits until `done` holds or the deadline passes, waking whenever a call of this source's feeds completes.
@@ -408,7 +417,7 @@ object Prefetcher extends Logging {
     } else if (!feed.stopped) {
       val limit = bufferLimit(feed.config)
       held.addAndGet(feed.onPoll(poll, size => held.get() + reserved.get() + size <= limit))
-      if (poll.misplaced > 0) misplaced.computeIfAbsent(feed.sourceId, _ => new AtomicLong()).addAndGet(poll.misplaced)
+      countAggregates(feed.sourceId, poll.aggregates)
       val pace = ShardReader.pacingNanos(feed.config, poll.bytes)
       val found = poll.records.size
       val nowMillis = System.currentTimeMillis()

@@ -28,6 +28,8 @@ final class RecordBlock private (
     adopted: Array[Array[Byte]],
     /** What adopted payloads before record i cost the heap ([[RecordBlock.AdoptedOverheadBytes]] each included). */
     adoptedHeap: Array[Long],
+    /** Indexes, in the arrays, of records that are malformed KPL aggregates read whole, ascending; null when none. */
+    malformed: Array[Int],
     /** Records in the arrays (a view may show fewer). */
     total: Int,
     first: Int,
@@ -73,6 +75,10 @@ final class RecordBlock private (
 
   /** What holding the record costs: its bytes and its share of the arrays. */
   def heapBytes(i: Int): Long = { at(i); heapBytes(i, i + 1) }
+
+  /** Whether record i is a malformed KPL aggregate read whole ([[KplDeaggregator.Malformed]]), for metrics. */
+  def isMalformedAggregate(i: Int): Boolean =
+    malformed != null && java.util.Arrays.binarySearch(malformed, first + i) >= 0
 
   def position(i: Int): ShardPosition.After = ShardPosition.After(sequenceNumber(i), subSequenceNumber(i))
   def lastPosition: Option[ShardPosition.After] = if (isEmpty) None else Some(position(size - 1))
@@ -127,7 +133,7 @@ final class RecordBlock private (
     val f = math.max(0, math.min(from, size))
     val u = math.max(f, math.min(until, size))
     if (f == 0 && u == size) this
-    else new RecordBlock(bytes, bounds, subs, arrivals, adopted, adoptedHeap, total, first + f, u - f)
+    else new RecordBlock(bytes, bounds, subs, arrivals, adopted, adoptedHeap, malformed, total, first + f, u - f)
   }
 
   /**
@@ -155,6 +161,7 @@ final class RecordBlock private (
         java.util.Arrays.copyOfRange(arrivals, first, first + size),
         if (adopted == null) null else java.util.Arrays.copyOfRange(adopted, first, first + size),
         heap,
+        if (malformed == null) null else malformed.filter(k => k >= first && k < first + size).map(_ - first),
         size,
         0,
         size
@@ -189,6 +196,7 @@ object RecordBlock {
     private var arrivals = new Array[Long](math.max(1, expectedRecords))
     private var adopted: Array[Array[Byte]] = null
     private var adoptedHeap: Array[Long] = null
+    private var malformed: Array[Int] = null
     private var n = 0
     private var end = 0
 
@@ -213,6 +221,10 @@ object RecordBlock {
         adopted(n - 1) = data
         adoptedHeap(n) += data.length + AdoptedOverheadBytes
       }
+
+    /** Marks the record added last as a malformed KPL aggregate read whole (rare: an array grown one at a time). */
+    def markMalformedAggregate(): Unit =
+      malformed = if (malformed == null) Array(n - 1) else malformed :+ (n - 1)
 
     private def put(
         key: String,
@@ -270,7 +282,7 @@ object RecordBlock {
     def result(): RecordBlock = {
       bounds(3 * n) = end
       val held = if (bytes.length > end + end / 4 + 64) java.util.Arrays.copyOf(bytes, end) else bytes
-      new RecordBlock(held, bounds, subs, arrivals, adopted, adoptedHeap, n, 0, n)
+      new RecordBlock(held, bounds, subs, arrivals, adopted, adoptedHeap, malformed, n, 0, n)
     }
   }
 }

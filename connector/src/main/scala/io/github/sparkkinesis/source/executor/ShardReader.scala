@@ -14,8 +14,9 @@ import software.amazon.awssdk.services.kinesis.model._
 
 /**
  * What one GetRecords call gave. `ended`: the shard is closed and nothing follows these records. `filled`: the
- * answer holds as many Kinesis records as the call's Limit asked for, so more may follow at once. `misplaced`: KPL
- * aggregates skipped because they hold user records of another shard's hash keys ([[KplDeaggregator]]).
+ * answer holds as many Kinesis records as the call's Limit asked for, so more may follow at once. `aggregates`: KPL
+ * aggregates skipped because they hold user records of another shard's hash keys, and malformed ones read whole
+ * ([[KplDeaggregator]]).
  */
 final case class Poll(
     records: RecordBlock,
@@ -23,7 +24,7 @@ final case class Poll(
     millisBehindLatest: Long,
     ended: Boolean,
     filled: Boolean = false,
-    misplaced: Int = 0) {
+    aggregates: AggregateCounts = AggregateCounts.zero) {
   /**
    * Nothing more to read now. MillisBehindLatest counts whole milliseconds (kinesis-mock: from the answer's last
    * record to the shard's newest), so an answer a Limit cut short inside records that arrived in one millisecond
@@ -193,6 +194,7 @@ object ShardReader {
     val out = new RecordBlock.Builder(records.size, math.min(size, Int.MaxValue - 64).toInt)
     var bytes = 0L
     var misplaced = 0
+    var malformed = 0
     // A shard's records come in sequence order: once one is past `position`, so is every plain record after it.
     var past = false
     val each = records.iterator()
@@ -201,17 +203,31 @@ object ShardReader {
       val data = r.data().asByteArrayUnsafe()
       bytes += data.length + r.partitionKey().length
       val arrival = r.approximateArrivalTimestamp().toEpochMilli
-      if (KplDeaggregator.isAggregated(data)) {
-        if (!KplDeaggregator.splitInto(out, key, r.sequenceNumber(), arrival, data, position, hashKeys)) {
+      val outcome =
+        if (KplDeaggregator.isAggregated(data)) {
+          KplDeaggregator.splitInto(out, key, r.sequenceNumber(), arrival, data, position, hashKeys)
+        } else KplDeaggregator.NotAggregate
+      outcome match {
+        case KplDeaggregator.Split =>
+        case KplDeaggregator.Misplaced =>
           misplaced += 1
-          MisplacedAggregates.skipped(key, r.sequenceNumber(), hashKeys)
-        }
-      } else if (past || SequenceNumbers.isAfter(position, r.sequenceNumber(), 0L)) {
-        past = true
-        out.adopt(r.partitionKey(), data, r.sequenceNumber(), 0L, arrival)
+          OddAggregates.misplaced(key, r.sequenceNumber(), hashKeys)
+        case other =>
+          if (past || SequenceNumbers.isAfter(position, r.sequenceNumber(), 0L)) {
+            past = true
+            out.adopt(r.partitionKey(), data, r.sequenceNumber(), 0L, arrival)
+            other match {
+              case KplDeaggregator.Malformed(why) =>
+                malformed += 1
+                out.markMalformedAggregate()
+                OddAggregates.malformed(key, r.sequenceNumber(), why)
+              case _ =>
+            }
+          }
       }
     }
-    Poll(out.result(), bytes, Option(millisBehindLatest).map(_.longValue).getOrElse(0L), ended, filled, misplaced)
+    val behind = Option(millisBehindLatest).map(_.longValue).getOrElse(0L)
+    Poll(out.result(), bytes, behind, ended, filled, AggregateCounts(misplaced, malformed))
   }
 
   /**

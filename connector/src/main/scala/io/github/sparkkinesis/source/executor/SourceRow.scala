@@ -17,6 +17,8 @@ private[source] final class SourceRow(layout: RowLayout) {
   val row = new SpecificInternalRow(layout.schema.map(_.dataType))
   var records = 0L
   var bytes = 0L
+  /** Malformed KPL aggregates among the records, each read whole as one record. */
+  var malformedAggregates = 0L
   private val partitionKeyAt = layout.partitionKey
   private val dataAt = layout.data
   private val streamAt = layout.stream
@@ -34,6 +36,7 @@ private[source] final class SourceRow(layout: RowLayout) {
   def record(block: RecordBlock, i: Int): Unit = {
     records += 1
     bytes += block.recordBytes(i)
+    if (block.isMalformedAggregate(i)) malformedAggregates += 1
     row.update(partitionKeyAt, block.partitionKey(i))
     row.update(dataAt, block.data(i))
     row.update(sequenceNumberAt, block.sequenceNumberUtf8(i))
