@@ -279,7 +279,7 @@ class KinesisSourceBuilder(_Builder):
             ``"earliest"`` (the oldest record kept), ``"at_timestamp"`` (with the option ``initialTimestamp``:
             prefer :meth:`withInitialTimestamp`), in any case; or a JSON object, as a string or a mapping:
             Databricks' ``{"at_timestamp": "<time>", "format": "<DateTimeFormatter pattern>"}`` or per-shard
-            positions. Default (option ``initialPosition``): latest.
+            positions. Default (option ``initialPosition``): latest; trim_horizon for :meth:`buildBatch`.
         :return: a new builder.
         :raises TypeError: ``position`` is neither a ``str`` nor a mapping, or the mapping is not JSON.
         :raises ValueError: ``position`` is another name.

@@ -16,7 +16,7 @@ final case class KinesisFunctionCall(function: KinesisFunction, options: Map[Str
 
   /** What `spark.read.format(...)` with these options reads, resolved (Spark 3.5 has no UnresolvedDataSource). */
   def dataSource(session: SparkSession): LogicalPlan =
-    session.read.format(function.format).options(options).load().queryExecution.analyzed
+    session.read.format(function.format).options(function.batchOptions(options)).load().queryExecution.analyzed
 }
 
 object ResolveKinesisFunctions extends Rule[LogicalPlan] {

@@ -18,7 +18,8 @@ final case class KinesisFunctionCall(function: KinesisFunction, options: Map[Str
       throw new IllegalArgumentException(s"${function.name} cannot be read as a stream: use it without STREAM, " +
         s"e.g. SELECT * FROM ${function.name}(streamName => 'my-stream').")
     }
-    UnresolvedDataSource(function.format, None, CaseInsensitiveMap(options), streaming, Nil)
+    val read = if (streaming) options else function.batchOptions(options)
+    UnresolvedDataSource(function.format, None, CaseInsensitiveMap(read), streaming, Nil)
   }
 }
 

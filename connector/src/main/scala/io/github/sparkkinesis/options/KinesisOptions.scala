@@ -45,7 +45,7 @@ object KinesisOptions {
   val InitialPosition = opt(
     "initialPosition",
     "latest",
-    "where a new query starts: latest, trim_horizon, earliest, at_timestamp, Databricks' JSON {\"at_timestamp\": ..., \"format\": ...}, or a JSON map of per-shard positions",
+    "where a new query starts (a batch read without it starts at trim_horizon, as Kafka's; read_kinesis at latest, as Databricks'): latest, trim_horizon, earliest, at_timestamp, Databricks' JSON {\"at_timestamp\": ..., \"format\": ...}, or a JSON map of per-shard positions",
     Source
   )
   val InitialTimestamp =

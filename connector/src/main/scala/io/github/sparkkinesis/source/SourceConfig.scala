@@ -66,7 +66,13 @@ final case class SourceConfig(
     realTime: Boolean = false,
     maxPartitions: Option[Int] = None,
     streamsGivenByArn: Boolean = false,
-    layout: RowLayout = RowLayout.Kinesis) {
+    layout: RowLayout = RowLayout.Kinesis,
+    /** `initialPosition` was not given: a streaming query starts at `latest`, a batch read at `trim_horizon`. */
+    initialPositionDefaulted: Boolean = false) {
+
+  /** The configuration a batch read (`spark.read`) uses: it starts at the oldest record unless told otherwise. */
+  def forBatch: SourceConfig =
+    if (initialPositionDefaulted) copy(initialPosition = InitialPosition.TrimHorizon) else this
 
   /**
    * The longest an idle shard goes unpolled: the option, else 10 s, but in real-time mode `minFetchPeriod`: a
@@ -116,6 +122,7 @@ object SourceConfig {
       streams = streams,
       connection = reader.connection,
       initialPosition = initialPosition(reader, streams),
+      initialPositionDefaulted = reader.get(KinesisOptions.InitialPosition).isEmpty,
       maxRecordsPerFetch = reader.int(MaxRecordsPerFetch, 1, 10000).getOrElse(10000),
       maxFetchRateMBps = maxFetchRate,
       minFetchPeriod = reader.duration(MinFetchPeriod, KinesisMinFetchPeriod).getOrElse(KinesisMinFetchPeriod),

@@ -2,7 +2,7 @@ package io.github.sparkkinesis.sql
 
 import io.github.sparkkinesis.source.SourceConfig
 import io.github.sparkkinesis.KinesisProvider
-import io.github.sparkkinesis.options.{OptionReader, SparkRedaction}
+import io.github.sparkkinesis.options.{KinesisOptions, OptionReader, SparkRedaction}
 import org.apache.spark.sql.catalyst.FunctionIdentifier
 import org.apache.spark.sql.catalyst.expressions.{Expression, ExpressionInfo}
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
@@ -17,6 +17,9 @@ sealed abstract class KinesisFunction(val name: String, usage: String, examples:
 
   /** The checks the data source makes when a DataFrame is defined, made when the call is resolved. */
   protected def validate(reader: OptionReader): Unit
+
+  /** The options of a batch read of the call (FROM f(...), no STREAM). */
+  def batchOptions(options: Map[String, String]): Map[String, String] = options
 
   def identifier: FunctionIdentifier = FunctionIdentifier(name)
 
@@ -54,6 +57,11 @@ object KinesisFunctions {
     override def format: String = KinesisProvider.ShortName
     override def streams: Boolean = true
     override protected def validate(reader: OptionReader): Unit = SourceConfig(reader)
+    // Databricks documents `latest` as read_kinesis' default, batch reads included: jobs ported from it read
+    // what they read there (spark.read.format("kinesis") starts at trim_horizon instead, as Kafka's batch reads).
+    override def batchOptions(options: Map[String, String]): Map[String, String] =
+      if (OptionReader(options).get(KinesisOptions.InitialPosition).isDefined) options
+      else options + (KinesisOptions.InitialPosition.key -> "latest")
   }
 
   object KinesisShards extends KinesisFunction(

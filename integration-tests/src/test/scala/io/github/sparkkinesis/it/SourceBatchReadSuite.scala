@@ -33,18 +33,18 @@ class SourceBatchReadSuite extends AnyFunSuite with SourceTest {
     }
   }
 
-  test("each read ends at the tip seen when it was planned; the default initial position reads nothing old") {
+  test("each read ends at the tip seen when it was planned; by default from trim_horizon, latest reads nothing old") {
     val stream = newStreamName("bounded")
     kinesis.createStream(stream, 1)
     val first = kinesis.putAll(stream, (1 to 12).map(i => ("k", s"v$i")))
     assertExactly(collect(batchReader(stream, "initialPosition" -> "trim_horizon")), first)
     val more = kinesis.putAll(stream, (13 to 17).map(i => ("k", s"v$i")))
     val putDone = System.currentTimeMillis()
-    assertExactly(collect(batchReader(stream, "initialPosition" -> "trim_horizon")), first ++ more)
+    assertExactly(collect(batchReader(stream)), first ++ more) // a batch read starts at trim_horizon by default
     // `latest` reaches back a little before the start (a Date header's whole second, a margin for skew).
     Wait.until("the last records to be older than latest's margin") {
       System.currentTimeMillis() - putDone > FetchPlanner.LatestLookBackMillis
     }
-    assert(collect(batchReader(stream)).isEmpty, "latest (the default) starts after everything already there")
+    assert(collect(batchReader(stream, "initialPosition" -> "latest")).isEmpty, "latest starts after everything there")
   }
 }

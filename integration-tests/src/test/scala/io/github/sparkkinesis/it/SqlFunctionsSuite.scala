@@ -45,6 +45,19 @@ class SqlFunctionsSuite extends AnyFunSuite with SourceTest {
     assert(described.contains("read_kinesis(streamName => name") && described.contains("FROM STREAM read_kinesis"), described)
   }
 
+  test("a batch read_kinesis starts at latest by default, as Databricks documents it; format(\"kinesis\") at trim_horizon") {
+    val stream = newStreamName("sql-default")
+    kinesis.createStream(stream, 1)
+    val put = kinesis.putAll(stream, (1 to 5).map(i => ("k", s"v$i")))
+    val putDone = System.currentTimeMillis()
+    assertExactly(records(spark.read.format("kinesis").options(connection + ("streamName" -> stream)).load()), put)
+    Wait.until("the records to be older than latest's margin") {
+      System.currentTimeMillis() - putDone > io.github.sparkkinesis.source.driver.FetchPlanner.LatestLookBackMillis
+    }
+    assert(records(spark.sql(s"SELECT * FROM ${readKinesis(stream)}")).isEmpty)
+    assertExactly(records(spark.sql(s"SELECT * FROM ${readKinesis(stream, "startingPosition" -> "TRIM_HORIZON")}")), put)
+  }
+
   test("FROM STREAM read_kinesis(...) is a streaming read; STREAM kinesis_shards(...) is refused, saying why") {
     val stream = newStreamName("sql-stream")
     kinesis.createStream(stream, 2)

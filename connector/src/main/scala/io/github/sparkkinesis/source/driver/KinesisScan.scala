@@ -17,7 +17,7 @@ final class KinesisScan(config: SourceConfig) extends Scan {
   override def readSchema(): StructType = config.layout.schema
   override def description(): String = s"Kinesis ${config.streams.mkString(", ")}"
   override def supportedCustomMetrics(): Array[CustomMetric] = SourceTaskMetrics.supported
-  override def toBatch: Batch = new KinesisBatch(config)
+  override def toBatch: Batch = new KinesisBatch(config.forBatch)
   override def toMicroBatchStream(checkpointLocation: String): MicroBatchStream = {
     SourceConfig.refuseEndingPositionForStreaming(config)
     SparkLineSource.microBatchStream(config, checkpointLocation)
