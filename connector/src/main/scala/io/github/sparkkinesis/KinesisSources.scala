@@ -66,7 +66,7 @@ final class KinesisSourceBuilder private[sparkkinesis] (protected val settings: 
 
   /** A streaming DataFrame of the source schema. */
   def build(spark: SparkSession): DataFrame = {
-    SourceConfig.refuseEndingPositionForStreaming(SourceConfig(OptionReader(settings)))
+    SourceConfig(OptionReader(settings))
     spark.readStream.format(KinesisProvider.ShortName).options(settings).load()
   }
 

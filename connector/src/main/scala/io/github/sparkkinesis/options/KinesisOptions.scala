@@ -53,8 +53,15 @@ object KinesisOptions {
   val EndingPosition = opt(
     "endingPosition",
     "latest",
-    "batch reads only: where the read ends; latest (the tip when the read is planned) is the only value accepted",
-    Source)
+    "where a bounded read (batch, read_kinesis, Trigger.AvailableNow) ends: latest (the tip when the read starts), or at_timestamp with endingTimestamp",
+    Source
+  )
+  val EndingTimestamp = opt(
+    "endingTimestamp",
+    null,
+    "with endingPosition=at_timestamp: ISO-8601 or epoch millis; the read ends before the first record that arrived at or after it (Kinesis' arrival time)",
+    Source
+  )
   val MaxRecordsPerFetch = opt("maxRecordsPerFetch", "10000", "Limit of one GetRecords call (1..10000)", Source)
   val MaxFetchRate = opt(
     "maxFetchRate",
@@ -212,6 +219,7 @@ object KinesisOptions {
     InitialPosition,
     InitialTimestamp,
     EndingPosition,
+    EndingTimestamp,
     MaxRecordsPerFetch,
     MaxFetchRate,
     MinFetchPeriod,

@@ -24,6 +24,15 @@ object InitialPosition {
   final case class PerShard(positions: Map[ShardKey, ShardPosition]) extends InitialPosition
 }
 
+/** Where a bounded read (a batch read, `read_kinesis`, `Trigger.AvailableNow`) ends. */
+sealed trait EndPosition extends Serializable
+object EndPosition {
+  /** The tip seen when the read started ([[RunEnd]]). */
+  case object Latest extends EndPosition
+  /** Before the first record that arrived at or after `epochMillis` (Kinesis' arrival time), or the tip if sooner. */
+  final case class AtTimestamp(epochMillis: Long) extends EndPosition
+}
+
 /**
  * `consumerMode=efo`: the consumer to register per stream (`consumerName`, else the prefix and the query id) or
  * the ones given (`registeredConsumers`, ARNs), and the ARNs the driver resolved before the first snapshot.
@@ -62,7 +71,7 @@ final case class SourceConfig(
     maxIdlePollInterval: Option[Duration] = None,
     fanOut: Option[FanOutConfig] = None,
     streamArns: Map[String, String] = Map.empty,
-    endingPosition: Option[String] = None,
+    endingPosition: Option[EndPosition] = None,
     realTime: Boolean = false,
     maxPartitions: Option[Int] = None,
     streamsGivenByArn: Boolean = false,
@@ -139,23 +148,49 @@ object SourceConfig {
       streamArns = reader.streamArns,
       streamsGivenByArn = reader.get(StreamName).isEmpty && reader.get(StreamARN).isDefined,
       maxPartitions = reader.int(DatabricksOptions.MaxPartitions, 1, DatabricksOptions.MaxPartitionsLimit),
-      endingPosition = reader.get(EndingPosition).map { v =>
-        if (!v.equalsIgnoreCase("latest")) reader.fail(
-          EndingPosition,
-          v,
-          "latest (the tip when the batch read is " +
-            "planned), the only end supported; to stop earlier, filter on approximateArrivalTimestamp or sequenceNumber"
-        )
-        "latest"
-      }
+      endingPosition = endingPosition(reader)
     )
   }
 
-  /** `endingPosition` is a batch read's; a streaming query given one fails rather than run without an end. */
+  /** `endingPosition` bounds a read: a streaming query with another trigger than AvailableNow fails rather than
+   * run without its end. */
   def refuseEndingPositionForStreaming(config: SourceConfig): Unit = config.endingPosition.foreach { v =>
-    throw new KinesisOptionException(s"Option '${EndingPosition.key}' (value '$v') applies to batch reads " +
-      "(spark.read) only: remove it, or use Trigger.AvailableNow to have a streaming query stop at the tip seen at start.")
+    val value = v match {
+      case EndPosition.Latest => "latest"
+      case EndPosition.AtTimestamp(_) => "at_timestamp"
+    }
+    throw new KinesisOptionException(s"Option '${KinesisOptions.EndingPosition.key}' (value '$value') bounds batch " +
+      "reads and Trigger.AvailableNow: remove it, or run the streaming query with Trigger.AvailableNow.")
   }
+
+  private def endingPosition(reader: OptionReader): Option[EndPosition] =
+    reader.get(KinesisOptions.EndingPosition).map { v =>
+      v.toLowerCase(java.util.Locale.ROOT) match {
+        case "latest" => EndPosition.Latest
+        case "at_timestamp" =>
+          val ts = reader.required(EndingTimestamp, "an ISO-8601 instant (2025-01-31T12:00:00Z) or epoch milliseconds")
+          val end = parseTimestamp(reader, EndingTimestamp, ts)
+          reader.get(KinesisOptions.InitialPosition).map(_.toLowerCase(java.util.Locale.ROOT)) match {
+            case Some("at_timestamp") =>
+              reader.get(InitialTimestamp).map(parseTimestamp(reader, InitialTimestamp, _)).filter(_ >= end).foreach {
+                start =>
+                  reader.fail(
+                    EndingTimestamp,
+                    ts,
+                    s"a time after initialTimestamp (${Instant.ofEpochMilli(start)}): " +
+                      "the read would end before it starts")
+              }
+            case _ =>
+          }
+          EndPosition.AtTimestamp(end)
+        case _ => reader.fail(
+            KinesisOptions.EndingPosition,
+            v,
+            "latest (the tip when the read starts) or at_timestamp (with endingTimestamp: before the first record " +
+              "that arrived at or after it)"
+          )
+      }
+    }
 
   /** Registration needs a second at least (a consumer is CREATING for seconds); a stop may choose not to wait. */
   private def consumerTimeouts(reader: OptionReader): (Duration, Duration) = (
@@ -239,19 +274,19 @@ object SourceConfig {
       case "trim_horizon" | "earliest" => InitialPosition.TrimHorizon
       case "at_timestamp" =>
         val ts = reader.required(InitialTimestamp, "an ISO-8601 instant (2025-01-31T12:00:00Z) or epoch milliseconds")
-        InitialPosition.AtTimestamp(parseTimestamp(reader, ts))
+        InitialPosition.AtTimestamp(parseTimestamp(reader, InitialTimestamp, ts))
       case _ if raw.trim.startsWith("{") => json(reader, raw, streams)
       case _ => reader.fail(KinesisOptions.InitialPosition, raw, accepted)
     }
   }
 
-  private def parseTimestamp(reader: OptionReader, ts: String): Long =
+  private def parseTimestamp(reader: OptionReader, option: KinesisOption, ts: String): Long =
     if (ts.matches("\\d+")) ts.toLong
     else
       try Instant.parse(ts).toEpochMilli
       catch {
         case _: DateTimeParseException =>
-          reader.fail(InitialTimestamp, ts, "an ISO-8601 instant such as 2025-01-31T12:00:00Z, or epoch milliseconds")
+          reader.fail(option, ts, "an ISO-8601 instant such as 2025-01-31T12:00:00Z, or epoch milliseconds")
       }
 
   /**

@@ -1,6 +1,6 @@
 package io.github.sparkkinesis.options
 
-import io.github.sparkkinesis.source.{InitialPosition, SourceConfig}
+import io.github.sparkkinesis.source.{EndPosition, InitialPosition, SourceConfig}
 import java.time.Instant
 
 import io.github.sparkkinesis.client.CredentialsConfig
@@ -191,16 +191,39 @@ class DatabricksOptionsSuite extends AnyFunSuite {
       InitialPosition.PerShard])
   }
 
-  test("endingPosition: latest, or a refusal naming what is accepted; never on a streaming query") {
-    assert(source("endingPosition" -> "LATEST").endingPosition.contains("latest"))
+  test("endingPosition: latest or at_timestamp with endingTimestamp, or a refusal naming what is accepted") {
+    assert(source("endingPosition" -> "LATEST").endingPosition.contains(EndPosition.Latest))
     assert(source().endingPosition.isEmpty)
     SourceConfig.refuseEndingPositionForStreaming(source())
-    for (v <- Seq("at_timestamp", """{"at_timestamp": "2025-01-31T12:00:00Z"}""", "trim_horizon")) {
+    assert(source("endingPosition" -> "at_timestamp", "endingTimestamp" -> "2025-01-31T12:00:00Z").endingPosition
+      .contains(EndPosition.AtTimestamp(java.time.Instant.parse("2025-01-31T12:00:00Z").toEpochMilli)))
+    assert(source("endingPosition" -> "AT_TIMESTAMP", "endingTimestamp" -> "1700000000000").endingPosition
+      .contains(EndPosition.AtTimestamp(1700000000000L)))
+    for (v <- Seq("""{"at_timestamp": "2025-01-31T12:00:00Z"}""", "trim_horizon")) {
       assert(error("endingPosition" -> v).startsWith(s"Invalid value '$v' for option 'endingPosition': expected latest " +
-        "(the tip when the batch read is planned), the only end supported"))
+        "(the tip when the read starts) or at_timestamp"))
     }
+    assert(error("endingPosition" -> "at_timestamp") ==
+      "Option 'endingTimestamp' is required: set it to an ISO-8601 instant (2025-01-31T12:00:00Z) or epoch milliseconds.")
+    assert(error("endingPosition" -> "at_timestamp", "endingTimestamp" -> "yesterday").startsWith(
+      "Invalid value 'yesterday' for option 'endingTimestamp': expected an ISO-8601 instant"))
+    val backwards = error(
+      "initialPosition" -> "at_timestamp",
+      "initialTimestamp" -> "2000",
+      "endingPosition" -> "at_timestamp",
+      "endingTimestamp" -> "1000")
+    assert(
+      backwards.startsWith("Invalid value '1000' for option 'endingTimestamp': expected a time after " +
+        "initialTimestamp (1970-01-01T00:00:02Z): the read would end before it starts"),
+      backwards
+    )
     val msg = intercept[KinesisOptionException](
       SourceConfig.refuseEndingPositionForStreaming(source("endingPosition" -> "latest"))).getMessage
-    assert(msg.startsWith("Option 'endingPosition' (value 'latest') applies to batch reads (spark.read) only"), msg)
+    assert(
+      msg == "Option 'endingPosition' (value 'latest') bounds batch reads and Trigger.AvailableNow: remove it, " +
+        "or run the streaming query with Trigger.AvailableNow.",
+      msg
+    )
   }
+
 }

@@ -47,4 +47,23 @@ class SourceBatchReadSuite extends AnyFunSuite with SourceTest {
     }
     assert(collect(batchReader(stream, "initialPosition" -> "latest")).isEmpty, "latest starts after everything there")
   }
+
+  test("endingPosition=at_timestamp ends before the first record that arrived at or after endingTimestamp") {
+    val stream = newStreamName("ending")
+    kinesis.createStream(stream, 2)
+    val before = kinesis.putAll(stream, (1 to 20).map(i => (s"key-${i % 4}", s"before-$i")))
+    val lastBefore = kinesis.shardIds(stream).flatMap(kinesis.arrivalMillis(stream, _)).max
+    // The emulator stamps arrivals with this machine's clock: records put from here on arrive after the end.
+    val end = lastBefore + 1
+    Wait.until("the clock to pass the end") { System.currentTimeMillis() > end }
+    val after = kinesis.putAll(stream, (1 to 10).map(i => (s"key-${i % 4}", s"after-$i")))
+    val bounded = Seq("endingPosition" -> "at_timestamp", "endingTimestamp" -> end.toString)
+    assertExactly(collect(batchReader(stream, bounded: _*)), before)
+    val iso = Seq("endingPosition" -> "AT_TIMESTAMP", "endingTimestamp" -> java.time.Instant.ofEpochMilli(end).toString)
+    assertExactly(readAvailableNow(kinesisReader(stream, ("initialPosition" -> "trim_horizon") +: iso: _*)).records, before)
+    val future = (System.currentTimeMillis() + 3600000L).toString
+    assertExactly(
+      collect(batchReader(stream, "endingPosition" -> "at_timestamp", "endingTimestamp" -> future)),
+      before ++ after) // an end after the tip ends at the tip
+  }
 }

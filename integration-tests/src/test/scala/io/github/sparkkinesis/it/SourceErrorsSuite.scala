@@ -6,10 +6,13 @@ import org.scalatest.funsuite.AnyFunSuite
 /** What users see when something is wrong: SPEC §5's messages, before the query starts where possible. */
 class SourceErrorsSuite extends AnyFunSuite with SourceTest {
 
-  private def startError(stream: String, options: (String, String)*): String = {
+  private def startError(stream: String, options: (String, String)*): String =
+    startError(stream, Trigger.AvailableNow(), options: _*)
+
+  private def startError(stream: String, trigger: Trigger, options: (String, String)*): String = {
     val e = intercept[Exception] {
-      val q = new Collector().start(kinesisReader(stream, options: _*), newCheckpoint(), Trigger.AvailableNow())
-      q.awaitTermination()
+      val q = new Collector().start(kinesisReader(stream, options: _*), newCheckpoint(), trigger)
+      q.awaitTermination(120000)
     }
     val root = Iterator.iterate[Throwable](e)(_.getCause).takeWhile(_ != null).toSeq
     root.map(_.getMessage).mkString(" | ")
@@ -48,10 +51,11 @@ class SourceErrorsSuite extends AnyFunSuite with SourceTest {
       "here") && credential.contains("give roleArn"), credential)
     val batchEnd = intercept[IllegalArgumentException](spark.read.format("kinesis").options(Map("streamName" -> stream,
       "endpoint" -> emulator.endpoint.toString, "region" -> TestEnv.region, "awsAccessKey" -> TestEnv.accessKey,
-      "awsSecretKey" -> TestEnv.secretKey, "endingPosition" -> "at_timestamp")).load().collect()).getMessage
-    assert(batchEnd.startsWith("Invalid value 'at_timestamp' for option 'endingPosition': expected latest"), batchEnd)
-    val streamingEnd = startError(stream, "endingPosition" -> "latest")
-    assert(streamingEnd.contains("Option 'endingPosition' (value 'latest') applies to batch reads (spark.read) only"), streamingEnd)
+      "awsSecretKey" -> TestEnv.secretKey, "endingPosition" -> "trim_horizon")).load().collect()).getMessage
+    assert(batchEnd.startsWith("Invalid value 'trim_horizon' for option 'endingPosition': expected latest"), batchEnd)
+    val streamingEnd = startError(stream, Trigger.ProcessingTime("1 second"), "endingPosition" -> "latest")
+    assert(streamingEnd.contains("Option 'endingPosition' (value 'latest') bounds batch reads and Trigger.AvailableNow"),
+      streamingEnd)
   }
 
   test("a checkpoint written for another stream is refused with what was expected and found") {

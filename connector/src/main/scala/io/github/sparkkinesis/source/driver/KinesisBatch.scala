@@ -30,7 +30,7 @@ final class KinesisBatch(config: SourceConfig) extends Batch {
     val startMillis = System.currentTimeMillis()
     val start = planner.initialOffset(startMillis)
     // After the listing initialOffset made: its answers' dates bound Kinesis' clock at the start.
-    val runEnd = RunEnd.startedAt(startMillis, discovery.clock)
+    val runEnd = RunEnd.startedAt(startMillis, discovery.clock, config.endingPosition)
     val sc = SparkSession.active.sparkContext
     var offset = start
     val owners = mutable.Map.empty[ShardKey, String]

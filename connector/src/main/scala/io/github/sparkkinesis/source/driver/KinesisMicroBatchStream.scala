@@ -121,13 +121,15 @@ class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: String)
   }
 
   override def latestOffset(startOffset: Offset, limit: ReadLimit): Offset = {
+    // Spark prepares an AvailableNow run before it asks for its first batch: any other trigger has no end.
+    if (!availableNow) SourceConfig.refuseEndingPositionForStreaming(config)
     val start = KinesisSourceOffset.from(startOffset)
     // Real-time batches are planned from their start alone and end where their tasks got to (mergeOffsets).
     if (realTime) return start
     planner.checkStreams(start)
     val readable = planner.readableShards(start)
     // After a listing made since the start: its answers' dates bound Kinesis' clock at the start.
-    if (runEnd.isEmpty) runEnd = availableNowStart.map(RunEnd.startedAt(_, discovery.clock))
+    if (runEnd.isEmpty) runEnd = availableNowStart.map(RunEnd.startedAt(_, discovery.clock, config.endingPosition))
     if (readable.isEmpty) return unchanged(start)
     val listening = signal.open()
     // Idle (the last snapshot found nothing): no Spark job until an executor signals a change, the shards change,

@@ -18,8 +18,6 @@ final class KinesisScan(config: SourceConfig) extends Scan {
   override def description(): String = s"Kinesis ${config.streams.mkString(", ")}"
   override def supportedCustomMetrics(): Array[CustomMetric] = SourceTaskMetrics.supported
   override def toBatch: Batch = new KinesisBatch(config.forBatch)
-  override def toMicroBatchStream(checkpointLocation: String): MicroBatchStream = {
-    SourceConfig.refuseEndingPositionForStreaming(config)
+  override def toMicroBatchStream(checkpointLocation: String): MicroBatchStream =
     SparkLineSource.microBatchStream(config, checkpointLocation)
-  }
 }
