@@ -53,7 +53,7 @@ object KinesisOptions {
   val EndingPosition = opt(
     "endingPosition",
     "latest",
-    "where a bounded read (batch, read_kinesis, Trigger.AvailableNow) ends: latest (the tip when the read starts), or at_timestamp with endingTimestamp",
+    "where a bounded read (batch, read_kinesis, Trigger.AvailableNow) ends: latest (the tip when the read starts), or at_timestamp with endingTimestamp, or per-shard positions (initialPosition's JSON form, or a checkpoint's offset JSON; batch reads)",
     Source
   )
   val EndingTimestamp = opt(

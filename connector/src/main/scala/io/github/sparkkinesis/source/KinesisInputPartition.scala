@@ -4,9 +4,16 @@ import org.apache.spark.sql.connector.read.InputPartition
 
 /**
  * One shard's part of a batch: the records after `from`, up to and including `to`; `hashKeys`, the shard's range
- * when known, so that a re-read skips the misplaced KPL aggregates the prefetch skipped.
+ * when known, so that a re-read skips the misplaced KPL aggregates the prefetch skipped. `toIsRecord`: `to` is a
+ * record a fetch returned, which a re-read must meet; false for an end the user gave (`endingPosition`), which a
+ * re-read may pass between two records.
  */
-final case class ShardRange(key: ShardKey, from: ShardPosition, to: ShardPosition, hashKeys: Option[HashKeySpan] = None)
+final case class ShardRange(
+    key: ShardKey,
+    from: ShardPosition,
+    to: ShardPosition,
+    hashKeys: Option[HashKeySpan] = None,
+    toIsRecord: Boolean = true)
 
 object ShardRange {
   /**

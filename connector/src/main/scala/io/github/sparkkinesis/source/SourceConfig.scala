@@ -31,6 +31,21 @@ object EndPosition {
   case object Latest extends EndPosition
   /** Before the first record that arrived at or after `epochMillis` (Kinesis' arrival time), or the tip if sooner. */
   final case class AtTimestamp(epochMillis: Long) extends EndPosition
+  /**
+   * Up to each named shard's position, included (`After(seq, sub)`: that record is the last read), or its tip if
+   * sooner; shards not named end at their tip, unless they descend from a named shard that ends before its end.
+   */
+  final case class PerShard(positions: Map[ShardKey, ShardPosition]) extends EndPosition {
+    /** Where a shard read up to `reached` ends: the named position when it comes first. */
+    def clip(key: ShardKey, reached: ShardPosition): ShardPosition = (positions.get(key), reached) match {
+      case (None, _) => reached
+      case (Some(end), ShardPosition.ShardEnd) => end
+      case (Some(end @ ShardPosition.After(_, _)), ShardPosition.After(seq, sub)) =>
+        if (executor.SequenceNumbers.isAfter(end, seq, sub)) end else reached
+      case (Some(ShardPosition.TrimHorizon), _) => ShardPosition.TrimHorizon
+      case _ => reached
+    }
+  }
 }
 
 /**
@@ -148,7 +163,7 @@ object SourceConfig {
       streamArns = reader.streamArns,
       streamsGivenByArn = reader.get(StreamName).isEmpty && reader.get(StreamARN).isDefined,
       maxPartitions = reader.int(DatabricksOptions.MaxPartitions, 1, DatabricksOptions.MaxPartitionsLimit),
-      endingPosition = endingPosition(reader)
+      endingPosition = endingPosition(reader, streams)
     )
   }
 
@@ -158,14 +173,16 @@ object SourceConfig {
     val value = v match {
       case EndPosition.Latest => "latest"
       case EndPosition.AtTimestamp(_) => "at_timestamp"
+      case EndPosition.PerShard(_) => "{...}"
     }
     throw new KinesisOptionException(s"Option '${KinesisOptions.EndingPosition.key}' (value '$value') bounds batch " +
       "reads and Trigger.AvailableNow: remove it, or run the streaming query with Trigger.AvailableNow.")
   }
 
-  private def endingPosition(reader: OptionReader): Option[EndPosition] =
+  private def endingPosition(reader: OptionReader, streams: Seq[String]): Option[EndPosition] =
     reader.get(KinesisOptions.EndingPosition).map { v =>
       v.toLowerCase(java.util.Locale.ROOT) match {
+        case _ if v.trim.startsWith("{") => EndPosition.PerShard(endingJson(reader, v, streams))
         case "latest" => EndPosition.Latest
         case "at_timestamp" =>
           val ts = reader.required(EndingTimestamp, "an ISO-8601 instant (2025-01-31T12:00:00Z) or epoch milliseconds")
@@ -186,11 +203,35 @@ object SourceConfig {
         case _ => reader.fail(
             KinesisOptions.EndingPosition,
             v,
-            "latest (the tip when the read starts) or at_timestamp (with endingTimestamp: before the first record " +
-              "that arrived at or after it)"
+            "latest (the tip when the read starts), at_timestamp (with endingTimestamp: before the first record " +
+              "that arrived at or after it), or per-shard positions in initialPosition's JSON form or a " +
+              "checkpoint's offset JSON"
           )
       }
     }
+
+  /**
+   * Per-shard ends: initialPosition's form (`at_sequence_number`: that record is not read; `after_sequence_number`:
+   * it is the last read), or an offset as a query's checkpoint holds it (`offsets/<batch>`'s last line), which bounds
+   * a batch read to exactly what that batch had read.
+   */
+  private def endingJson(reader: OptionReader, raw: String, streams: Seq[String]): Map[ShardKey, ShardPosition] = {
+    val root =
+      try new ObjectMapper().readTree(raw)
+      catch { case NonFatal(_) => reader.fail(KinesisOptions.EndingPosition, raw, "a JSON object") }
+    if (!root.isObject) reader.fail(KinesisOptions.EndingPosition, raw, "a JSON object")
+    if (root.has("version") && root.has("streams")) {
+      val offset =
+        try KinesisSourceOffset.fromJson(raw)
+        catch { case e: IllegalArgumentException => reader.fail(KinesisOptions.EndingPosition, raw, e.getMessage) }
+      val others = offset.streams -- streams
+      if (others.nonEmpty) reader.fail(
+        KinesisOptions.EndingPosition,
+        raw,
+        s"an offset of the streams read (${streams.mkString(", ")}), not of ${others.mkString(", ")}")
+      offset.positions
+    } else perShard(reader, KinesisOptions.EndingPosition, raw, root, streams)
+  }
 
   /** Registration needs a second at least (a consumer is CREATING for seconds); a stop may choose not to wait. */
   private def consumerTimeouts(reader: OptionReader): (Duration, Duration) = (
@@ -300,12 +341,13 @@ object SourceConfig {
     if (!root.isObject) reader.fail(KinesisOptions.InitialPosition, raw, accepted)
     val at = root.get("at_timestamp")
     if (at != null && at.isValueNode) InitialPosition.AtTimestamp(DatabricksTimestamp.parse(reader, raw, root))
-    else InitialPosition.PerShard(perShard(reader, raw, root, streams))
+    else InitialPosition.PerShard(perShard(reader, KinesisOptions.InitialPosition, raw, root, streams))
   }
 
   /** `{"shardId": pos}` for a single stream, or `{"stream": {"shardId": pos}}`. */
   private def perShard(
       reader: OptionReader,
+      option: KinesisOption,
       raw: String,
       root: JsonNode,
       streams: Seq[String]): Map[ShardKey, ShardPosition] = {
@@ -313,35 +355,32 @@ object SourceConfig {
       if (root.fieldNames().asScala.forall(streams.contains))
         root.properties().asScala.map(e => e.getKey -> e.getValue).toSeq
       else if (streams.size == 1) Seq(streams.head -> root)
-      else reader.fail(
-        KinesisOptions.InitialPosition,
-        raw,
-        s"per-stream maps keyed by the stream names ${streams.mkString(", ")}")
+      else reader.fail(option, raw, s"per-stream maps keyed by the stream names ${streams.mkString(", ")}")
     for {
       (stream, shards) <- byStream.toMap
       entry <- shards.properties().asScala
-    } yield ShardKey(stream, entry.getKey) -> position(reader, raw, entry.getValue)
+    } yield ShardKey(stream, entry.getKey) -> position(reader, option, raw, entry.getValue)
   }
 
-  private def position(reader: OptionReader, raw: String, node: JsonNode): ShardPosition = {
+  private def position(reader: OptionReader, option: KinesisOption, raw: String, node: JsonNode): ShardPosition = {
     def sub = if (node.has("sub")) Some(node.get("sub").asLong()) else None
     if (node.has("at_sequence_number")) {
       // At (seq, s) includes sub-record s: everything before it counts as read.
-      ShardPosition.After(seqText(reader, raw, node.get("at_sequence_number")), sub.getOrElse(0L) - 1)
+      ShardPosition.After(seqText(reader, option, raw, node.get("at_sequence_number")), sub.getOrElse(0L) - 1)
     } else if (node.has("after_sequence_number")) {
-      ShardPosition.After(seqText(reader, raw, node.get("after_sequence_number")), sub.getOrElse(Long.MaxValue))
+      ShardPosition.After(seqText(reader, option, raw, node.get("after_sequence_number")), sub.getOrElse(Long.MaxValue))
     } else if (node.isTextual && node.asText().equalsIgnoreCase("trim_horizon")) ShardPosition.TrimHorizon
     else reader.fail(
-      KinesisOptions.InitialPosition,
+      option,
       raw,
       """shard positions {"at_sequence_number":"<seq>"} or {"after_sequence_number":"<seq>"}, each with an optional "sub""""
     )
   }
 
-  private def seqText(reader: OptionReader, raw: String, node: JsonNode): String = {
+  private def seqText(reader: OptionReader, option: KinesisOption, raw: String, node: JsonNode): String = {
     val s = node.asText()
     if (!s.matches("\\d{1,128}"))
-      reader.fail(KinesisOptions.InitialPosition, raw, "sequence numbers as strings of digits")
+      reader.fail(option, raw, "sequence numbers as strings of digits")
     s
   }
 }

@@ -1,6 +1,6 @@
 package io.github.sparkkinesis.options
 
-import io.github.sparkkinesis.source.{EndPosition, InitialPosition, SourceConfig}
+import io.github.sparkkinesis.source.{EndPosition, InitialPosition, ShardPosition, SourceConfig}
 import java.time.Instant
 
 import io.github.sparkkinesis.client.CredentialsConfig
@@ -199,10 +199,14 @@ class DatabricksOptionsSuite extends AnyFunSuite {
       .contains(EndPosition.AtTimestamp(java.time.Instant.parse("2025-01-31T12:00:00Z").toEpochMilli)))
     assert(source("endingPosition" -> "AT_TIMESTAMP", "endingTimestamp" -> "1700000000000").endingPosition
       .contains(EndPosition.AtTimestamp(1700000000000L)))
-    for (v <- Seq("""{"at_timestamp": "2025-01-31T12:00:00Z"}""", "trim_horizon")) {
-      assert(error("endingPosition" -> v).startsWith(s"Invalid value '$v' for option 'endingPosition': expected latest " +
-        "(the tip when the read starts) or at_timestamp"))
-    }
+    assert(error("endingPosition" -> "trim_horizon").startsWith("Invalid value 'trim_horizon' for option " +
+      "'endingPosition': expected latest (the tip when the read starts), at_timestamp (with endingTimestamp"))
+    val dated = """{"at_timestamp": "2025-01-31T12:00:00Z"}"""
+    assert(
+      error("endingPosition" -> dated).startsWith(s"Invalid value '$dated' for option 'endingPosition': expected " +
+        "shard positions"),
+      "an end time is given with endingTimestamp, not in Databricks' JSON form"
+    )
     assert(error("endingPosition" -> "at_timestamp") ==
       "Option 'endingTimestamp' is required: set it to an ISO-8601 instant (2025-01-31T12:00:00Z) or epoch milliseconds.")
     assert(error("endingPosition" -> "at_timestamp", "endingTimestamp" -> "yesterday").startsWith(
@@ -217,6 +221,21 @@ class DatabricksOptionsSuite extends AnyFunSuite {
         "initialTimestamp (1970-01-01T00:00:02Z): the read would end before it starts"),
       backwards
     )
+    val json = """{"shardId-0": {"after_sequence_number": "7"}, "shardId-1": {"at_sequence_number": "9", "sub": 2}}"""
+    val perShard = source("endingPosition" -> json).endingPosition
+    assert(perShard.contains(EndPosition.PerShard(Map(
+      io.github.sparkkinesis.source.ShardKey("s", "shardId-0") -> ShardPosition.After("7", Long.MaxValue),
+      io.github.sparkkinesis.source.ShardKey("s", "shardId-1") -> ShardPosition.After("9", 1)
+    ))))
+    val offset = """{"version":1,"streams":{"s":{"shardId-0":{"after":"7","sub":3},"shardId-1":{"shard_end":true}}}}"""
+    assert(source("endingPosition" -> offset).endingPosition.contains(EndPosition.PerShard(Map(
+      io.github.sparkkinesis.source.ShardKey("s", "shardId-0") -> ShardPosition.After("7", 3),
+      io.github.sparkkinesis.source.ShardKey("s", "shardId-1") -> ShardPosition.ShardEnd
+    ))))
+    val other = error("endingPosition" -> offset.replace("\"s\":", "\"t\":"))
+    assert(other.contains("expected an offset of the streams read (s), not of t"), other)
+    assert(error("endingPosition" -> """{"shardId-0": {"at_sequence_number": "x"}}""").contains(
+      "for option 'endingPosition': expected sequence numbers as strings of digits"))
     val msg = intercept[KinesisOptionException](
       SourceConfig.refuseEndingPositionForStreaming(source("endingPosition" -> "latest"))).getMessage
     assert(

@@ -66,4 +66,38 @@ class SourceBatchReadSuite extends AnyFunSuite with SourceTest {
       collect(batchReader(stream, "endingPosition" -> "at_timestamp", "endingTimestamp" -> future)),
       before ++ after) // an end after the tip ends at the tip
   }
+
+  test("endingPosition per shard: after_sequence_number includes the record, at_sequence_number stops before it") {
+    val stream = newStreamName("ending-shards")
+    kinesis.createStream(stream, 2)
+    val put = kinesis.putAll(stream, (1 to 24).map(i => (s"key-$i", s"v$i")))
+    val Seq(a, b) = kinesis.shardIds(stream).sorted
+    val (inA, inB) = (put.filter(_.shardId == a), put.filter(_.shardId == b))
+    assert(inA.size >= 3 && inB.size >= 2, "the keys spread over both shards")
+    val end = s"""{"$a": {"after_sequence_number": "${inA(2).sequenceNumber}"}, """ +
+      s""""$b": {"at_sequence_number": "${inB(1).sequenceNumber}"}}"""
+    assertExactly(collect(batchReader(stream, "endingPosition" -> end)), inA.take(3) ++ inB.take(1))
+
+    val unknown = intercept[IllegalArgumentException](collect(batchReader(stream,
+      "endingPosition" -> """{"shardId-000000000009": {"after_sequence_number": "1"}}"""))).getMessage
+    assert(unknown.startsWith(s"Option 'endingPosition' names shards that do not exist: $stream/shardId-000000000009"),
+      unknown)
+    val start = s"""{"$a": {"after_sequence_number": "${inA(2).sequenceNumber}"}}"""
+    val backwards = intercept[IllegalArgumentException](collect(batchReader(stream, "initialPosition" -> start,
+      "endingPosition" -> s"""{"$a": {"after_sequence_number": "${inA(1).sequenceNumber}"}}"""))).getMessage
+    assert(backwards.startsWith(s"Option 'endingPosition' ends shard $stream/$a at "), backwards)
+  }
+
+  test("endingPosition given a query's committed offset reads exactly what that query had read") {
+    val stream = newStreamName("ending-offset")
+    kinesis.createStream(stream, 2)
+    val first = kinesis.putAll(stream, (1 to 15).map(i => (s"key-$i", s"first-$i")))
+    val checkpoint = newCheckpoint()
+    readAvailableNow(kinesisReader(stream, "initialPosition" -> "trim_horizon"), checkpoint)
+    kinesis.putAll(stream, (1 to 10).map(i => (s"key-$i", s"later-$i")))
+    val logs = new java.io.File(checkpoint, "offsets").listFiles().filter(_.getName.forall(_.isDigit))
+    val committed = scala.io.Source.fromFile(logs.maxBy(_.getName.toInt), "UTF-8")
+    val offset = try committed.getLines().toSeq.last finally committed.close()
+    assertExactly(collect(batchReader(stream, "endingPosition" -> offset)), first)
+  }
 }

@@ -34,6 +34,25 @@ final class FetchPlanner(config: SourceConfig, discovery: ShardDiscovery) extend
     KinesisSourceOffset(positions.toMap)
   }
 
+  /**
+   * Per-shard ends name shards that exist (or existed: closed shards are listed until they expire), none before
+   * where the read starts; checked before anything is read.
+   */
+  def checkEnds(end: EndPosition.PerShard, start: KinesisSourceOffset): Unit = {
+    val shards = discovery.completeShards().keySet
+    val unknown = end.positions.keySet -- shards
+    if (unknown.nonEmpty) {
+      throw new IllegalArgumentException(s"Option 'endingPosition' names shards that do not exist: " +
+        s"${unknown.toSeq.sorted.mkString(", ")}; existing shards: ${shards.toSeq.sorted.mkString(", ")}")
+    }
+    for ((key, ending @ After(_, _)) <- end.positions.toSeq.sortBy(_._1); After(seq, sub) <- start.get(key)) {
+      if (executor.SequenceNumbers.isAfter(ending, seq, sub)) {
+        throw new IllegalArgumentException(s"Option 'endingPosition' ends shard $key at $ending, before the read " +
+          s"starts there (after $seq, sub-record $sub): give an end at or after the start.")
+      }
+    }
+  }
+
   /** A checkpoint must belong to the streams the query reads. */
   def checkStreams(offset: KinesisSourceOffset): Unit = {
     val found = offset.streams

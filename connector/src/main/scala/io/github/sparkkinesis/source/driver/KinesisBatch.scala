@@ -29,6 +29,15 @@ final class KinesisBatch(config: SourceConfig) extends Batch {
     val planner = new FetchPlanner(config, discovery)
     val startMillis = System.currentTimeMillis()
     val start = planner.initialOffset(startMillis)
+    val ends = config.endingPosition.collect { case e: EndPosition.PerShard => e }
+    ends.foreach(planner.checkEnds(_, start))
+    /** Shards whose range ends at a position the user gave, before where the read reached. */
+    val cut = mutable.Set.empty[ShardKey]
+    def clip(key: ShardKey, reached: ShardPosition) = {
+      val end = ends.fold(reached)(_.clip(key, reached))
+      if (end != reached) cut += key else cut -= key
+      end
+    }
     // After the listing initialOffset made: its answers' dates bound Kinesis' clock at the start.
     val runEnd = RunEnd.startedAt(startMillis, discovery.clock, config.endingPosition)
     val sc = SparkSession.active.sparkContext
@@ -45,14 +54,15 @@ final class KinesisBatch(config: SourceConfig) extends Batch {
       val (snapshots, _) = SnapshotJob.run(sc, spec, planner.groups(requests, owners.toMap))
       snapshots.foreach(s => owners(s.key) = s.location)
       if (snapshots.exists(_.last == ShardEnd)) discovery.invalidate()
-      offset = KinesisSourceOffset(offset.positions ++ snapshots.map(s => s.key -> s.last))
+      // A shard that ends before its end leaves its children unread: they come after it.
+      offset = KinesisSourceOffset(offset.positions ++ snapshots.map(s => s.key -> clip(s.key, s.last)))
       // Done when every shard is at its tip or the cut-off and no parent's end made children readable.
       done = snapshots.forall(_.state.caughtUp) && planner.readableShards(offset).toSet == readable.toSet
     }
     val shards = discovery.shards()
     val ranges = offset.positions.toSeq.sortBy(_._1).flatMap { case (key, to) =>
       val from = start.get(key).getOrElse(TrimHorizon)
-      ShardRange.planned(key, from, to, shards.get(key).map(_.hashKeys))
+      ShardRange.planned(key, from, to, shards.get(key).map(_.hashKeys)).map(_.copy(toIsRecord = !cut(key)))
     }
     lineageGroups(ranges, discovery.shards()).map { group =>
       KinesisInputPartition(sourceId, config, group, owners.get(group.head.key)): InputPartition

@@ -5,7 +5,7 @@ import java.util.{Optional, UUID}
 
 import scala.jdk.CollectionConverters._
 
-import io.github.sparkkinesis.options.KinesisOptionException
+import io.github.sparkkinesis.options.{KinesisOptionException, KinesisOptions}
 import io.github.sparkkinesis.options.KinesisOptions.{
   MaxBytesPerTrigger,
   MaxRecordsPerShardPerTrigger,
@@ -123,6 +123,11 @@ class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: String)
   override def latestOffset(startOffset: Offset, limit: ReadLimit): Offset = {
     // Spark prepares an AvailableNow run before it asks for its first batch: any other trigger has no end.
     if (!availableNow) SourceConfig.refuseEndingPositionForStreaming(config)
+    else if (config.endingPosition.exists(_.isInstanceOf[EndPosition.PerShard])) {
+      throw new KinesisOptionException(s"Option '${KinesisOptions.EndingPosition.key}' with per-shard positions " +
+        "bounds batch reads (spark.read, read_kinesis) only, not yet Trigger.AvailableNow: give latest or " +
+        "at_timestamp, or read the range with spark.read.")
+    }
     val start = KinesisSourceOffset.from(startOffset)
     // Real-time batches are planned from their start alone and end where their tasks got to (mergeOffsets).
     if (realTime) return start

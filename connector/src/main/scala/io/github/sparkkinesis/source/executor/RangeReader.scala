@@ -62,7 +62,8 @@ object RangeReader extends Logging {
           case end: After =>
             // The planned end is a record a fetch returned: a re-read must meet it exactly. Passing it, or finding
             // nothing more (the tip, the shard's end), means it is no longer in the shard.
-            if (inRange.lastPosition.contains(end)) done = true
+            if (inRange.lastPosition.contains(end) || (!range.toIsRecord && inRange.size < poll.records.size))
+              done = true
             else if (inRange.size < poll.records.size || poll.ended || (poll.records.isEmpty && poll.atTip)) {
               val met = if (inRange.size < poll.records.size) {
                 s"the re-read found sequence number ${poll.records.sequenceNumber(inRange.size)} past it"

@@ -206,7 +206,8 @@ final class ShardFeed(
         beyond = n < block.size
       }
       val complete = to match {
-        case t: After => last.contains(t)
+        // Held records past `to`: the range is all here, `to` a record or a position between two (endingPosition).
+        case t: After => last.contains(t) || beyond
         case ShardEnd => readTo == ShardEnd && !spilled
         case _ => false
       }
