@@ -156,7 +156,14 @@ class SinkFaultSuite extends AnyFunSuite with SimulatorSuite with SparkSuite {
       t.getName
   }.toSeq
 
-  test("a failed write job's tasks stop sending: no PutRecords once its tasks ended, acknowledged records all stored") {
+  /**
+   * One task retries PutRecords without end while the other fails on a poison row: once the job failed and its
+   * tasks ended, no PutRecords of theirs is in flight or sent again, and the rows acknowledged before are stored.
+   *
+   * @param interruptOnCancel whether Spark interrupts the killed task's thread: Spark 4's SQL executions do
+   *                          (`spark.sql.execution.interruptOnCancel`), Spark 3.5 only sets the task's kill flag
+   */
+  private def failedJobStopsSending(interruptOnCancel: Boolean): Unit = {
     val good = newStream()
     val stuck = newStream()
     // Every PutRecords to `stuck` answers 500, which the SDK retries without end (retryMaxAttempts is unlimited by
@@ -168,6 +175,7 @@ class SinkFaultSuite extends AnyFunSuite with SimulatorSuite with SparkSuite {
       when(spark_partition_id() === 0, lit(good)).otherwise(lit(stuck)).as("stream"),
       concat(lit("k"), (col("id") % 13).cast("string")).as("partitionKey"),
       when(col("id") === 199, lit(null).cast("string")).otherwise(col("id").cast("string")).as("data"))
+    spark.conf.set("spark.sql.execution.interruptOnCancel", interruptOnCancel.toString)
     try {
       val e = intercept[Exception](rows.write.format("kinesis").mode(SaveMode.Append).options(Map(
         "endpoint" -> simulator.endpoint.toString, "region" -> TestEnv.region, "awsAccessKey" -> TestEnv.accessKey,
@@ -175,7 +183,7 @@ class SinkFaultSuite extends AnyFunSuite with SimulatorSuite with SparkSuite {
       val messages = Iterator.iterate[Throwable](e)(_.getCause).takeWhile(_ != null).map(_.getMessage).mkString("\n")
       assert(messages.contains(s"cannot write row 200 of this task (partition 0) to stream '$good': data is null"), messages)
       assert(putRequests(stuck) > 0, "the stuck task never sent: the test would prove nothing")
-      // Spark kills the job's other task without interrupting its thread; it must notice, stop its retries and end.
+      // Spark kills the job's other task; it must notice (interrupted or not), stop its retries and end.
       Wait.until("the failed job's tasks to end", java.time.Duration.ofSeconds(20)) {
         spark.sparkContext.statusTracker.getExecutorInfos.map(_.numRunningTasks).sum == 0
       }
@@ -183,8 +191,19 @@ class SinkFaultSuite extends AnyFunSuite with SimulatorSuite with SparkSuite {
       // Retries happen inside a sender thread's putRecords call: with none left, nothing more can be sent.
       assert(sendersInCall().isEmpty, s"sender threads still sending after the job failed: ${sendersInCall()}")
       assert(putRequests(stuck) == ended)
-    } finally simulator.admin.clearFaults()
+    } finally {
+      simulator.admin.clearFaults()
+      spark.conf.unset("spark.sql.execution.interruptOnCancel")
+    }
     assert(stored(good).sorted == (0L until 199L), "the rows before the poison row were acknowledged: all stored")
     assert(stored(stuck).isEmpty)
+  }
+
+  test("a failed write job's tasks stop sending: no PutRecords once its tasks ended, acknowledged records all stored") {
+    failedJobStopsSending(interruptOnCancel = true)
+  }
+
+  test("the same when Spark kills the task without interrupting it (Spark 3.5's way): the waiting task notices") {
+    failedJobStopsSending(interruptOnCancel = false)
   }
 }
