@@ -54,16 +54,19 @@ private[sink] final class PutRecordsSender(client: KinesisClient) {
     var response: PutRecordsResponse = null
     var error: Throwable = null
     if (!go) error = AbortedException.create("the write task was aborted before this PutRecords request was sent")
-    else
+    else {
       try response = client.putRecords(request)
       catch { case e: Throwable => error = e }
-      finally synchronized {
-          calling.remove(me)
-          // An interrupt from stop() must not outlive this call: the pool's thread serves other tasks next.
-          Thread.interrupted()
-        }
+      finally leave(me)
+    }
     ended()
     done(response, error)
+  }
+
+  private def leave(me: Thread): Unit = synchronized {
+    calling.remove(me)
+    // An interrupt from stop() must not outlive this call: the pool's thread serves other tasks next.
+    Thread.interrupted()
   }
 
   private def ended(): Unit = synchronized {
