@@ -73,8 +73,9 @@ object SinkErrors {
     badRecord(
       stream,
       s"explicitHashKey '${hashKey.take(KeyShown)}' of partitionKey ${showKey(key)} is not a " +
-        "decimal integer in 0..2^128-1",
-      at)
+        "decimal integer in 0..2^128-1 (digits only, no sign, no leading zero)",
+      at
+    )
 
   def nullStream(column: String, key: String, at: String): KinesisSinkRecordException =
     new KinesisSinkRecordException(s"Kinesis sink: the '$column' column is null in $at (partitionKey " +

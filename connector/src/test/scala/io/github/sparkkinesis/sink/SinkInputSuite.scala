@@ -136,11 +136,13 @@ class SinkInputSuite extends AnyFunSuite {
       "Option 'aggregationLingerMs' only applies with 'aggregation' set to 'kpl': set aggregation=kpl or remove it.")
   }
 
-  test("explicit hash keys: decimal integers in 0..2^128-1") {
+  test("explicit hash keys: decimal integers in 0..2^128-1, written without a leading zero as PutRecords requires") {
     import KinesisDataWriter.validHashKey
     assert(validHashKey("0") && validHashKey("340282366920938463463374607431768211455"))
     assert(!validHashKey("340282366920938463463374607431768211456"), "2^128 is one too many")
     assert(!validHashKey("") && !validHashKey("-1") && !validHashKey("12a") && !validHashKey("1" * 40))
+    assert(!validHashKey("007") && !validHashKey("00") && !validHashKey("+1") && !validHashKey(" 1"))
+    assert(validHashKey("10") && validHashKey("1" + "0" * 38))
   }
 
   test("messages show at most 40 characters of a key") {

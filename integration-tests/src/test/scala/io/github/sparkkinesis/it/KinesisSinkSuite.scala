@@ -247,6 +247,8 @@ class KinesisSinkSuite extends AnyFunSuite with EmulatorSuite with SparkSuite wi
       ("stray byte in the key", name, "6BFF", "x", null, "is not valid UTF-8: it holds bytes that are not UTF-8 at byte 1"),
       ("hash key out of range", name, "6B", "x", "340282366920938463463374607431768211456",
         "explicitHashKey '340282366920938463463374607431768211456' of partitionKey 'k' is not a decimal integer"),
+      ("hash key with a leading zero", name, "6B", "x", "007",
+        "explicitHashKey '007' of partitionKey 'k' is not a decimal integer in 0..2^128-1 (digits only, no sign, no leading zero)"),
       ("null data", name, "6B", null, null, "data is null for partitionKey 'k'"),
       ("missing stream", "no-such-stream", "6B", "x", null,
         "the 'stream' column names a stream that does not exist (Kinesis stream 'no-such-stream' not found"),
