@@ -103,7 +103,8 @@ object SinkErrors {
     badRecord(
       arn,
       s"the '$column' column names a stream in region $arnRegion but the sink writes to " +
-        s"region $region (option 'region'): write those rows with a sink set to that region",
+        s"region $region (option 'region', or the SDK's region chain without it): write those rows with a sink " +
+        "set to that region",
       at
     )
 

@@ -48,6 +48,9 @@ final class KinesisDataWriter(
   // Rows this task has taken, the current one included: what a rejected row's message names it by.
   private var rows = 0L
   private val partition = Option(TaskContext.get()).map(_.partitionId())
+  // The region the client calls, set by the option or found by the SDK's chain: an ARN of any other region would
+  // otherwise write to the stream of the same name here.
+  private lazy val region = KinesisClientFactory.resolveRegion(config.connection).id()
   // Real-time mode: sends go on while the task waits for rows inside this connector's source.
   TaskIdleWork.register(() => publishers.values.forEach(_.idle()))
 
@@ -199,8 +202,8 @@ final class KinesisDataWriter(
    */
   private def streamNamed(value: String): String = StreamArn.parse(value) match {
     case Some(arn) =>
-      config.connection.region.filter(_ != arn.region)
-        .foreach(r => rejected(SinkErrors.arnInOtherRegion(columns.streamColumn, value, arn.region, r, at)))
+      if (arn.region != region)
+        rejected(SinkErrors.arnInOtherRegion(columns.streamColumn, value, arn.region, region, at))
       arn.name
     case None =>
       SinkInput.badStreamName(value).foreach(p => rejected(SinkErrors.badStream(columns.streamColumn, value, p, at)))
