@@ -139,7 +139,11 @@ final class KinesisDataWriter(
   // closed by any other path from leaving requests behind.
   override def close(): Unit = stopSending()
 
-  private def stopSending(): Unit = {
+  // Spark calls close after abort: the bounded wait and its WARN happen once.
+  private var stopped = false
+
+  private def stopSending(): Unit = if (!stopped) {
+    stopped = true
     // The task's thread may come here interrupted (Spark interrupts killed tasks when the job asks it to): the
     // bounded wait must still happen, and the interrupt is Spark's to see afterwards.
     val interrupted = Thread.interrupted()
