@@ -11,6 +11,9 @@ class KinesisSinkRecordException(message: String) extends IllegalArgumentExcepti
 /** Kinesis did not take records within the retry policy, or refused a request outright. */
 class KinesisSinkWriteException(message: String, cause: Throwable = null) extends RuntimeException(message, cause)
 
+/** The stream does not exist (in the sink's region, at its endpoint). */
+class KinesisSinkStreamNotFoundException(message: String) extends KinesisSinkWriteException(message)
+
 /** Every message the sink shows a user, in one place so their wording stays consistent with SPEC §5. */
 object SinkErrors {
   /** A retried task whose earlier attempt rejected a row: the same rows would meet the same row again. */
@@ -27,48 +30,86 @@ object SinkErrors {
   def showKey(key: String): String =
     if (key.length <= KeyShown) s"'$key'" else s"'${key.take(KeyShown)}...' (${key.length} characters)"
 
-  def badRecord(stream: String, problem: String): KinesisSinkRecordException =
-    new KinesisSinkRecordException(s"Kinesis sink: cannot write a record to stream '$stream': $problem. " +
-      "Records accepted before it were delivered.")
+  /**
+   * A row that can never be written. `at` is its position in the task ([[SinkInput.position]]): the row is checked
+   * before it joins a request, so nothing of it was sent, and the task delivered every row before it first.
+   */
+  def badRecord(stream: String, problem: String, at: String): KinesisSinkRecordException =
+    new KinesisSinkRecordException(s"Kinesis sink: cannot write $at to stream '$stream': $problem. " +
+      "Nothing of that row was sent; the rows the task took before it were delivered.")
 
-  def nullKey(stream: String): KinesisSinkRecordException =
-    badRecord(stream, "partitionKey is null; Kinesis needs a partition key of 1 to 256 characters")
+  def nullKey(stream: String, at: String): KinesisSinkRecordException =
+    badRecord(stream, "partitionKey is null; Kinesis needs a partition key of 1 to 256 characters", at)
 
-  def keyLength(stream: String, key: String, chars: Int): KinesisSinkRecordException =
-    badRecord(stream, s"partitionKey ${showKey(key)} has $chars characters; Kinesis accepts 1 to 256")
+  def keyLength(stream: String, key: String, chars: Int, at: String): KinesisSinkRecordException =
+    badRecord(stream, s"partitionKey ${showKey(key)} has $chars characters; Kinesis accepts 1 to 256", at)
 
-  def nullData(stream: String, key: String): KinesisSinkRecordException =
-    badRecord(stream, s"data is null for partitionKey ${showKey(key)}")
+  /** `problem` says what and where ([[SinkInput.malformedUtf8]]); the key is shown as Java decodes it. */
+  def keyNotUtf8(stream: String, key: String, problem: String, at: String): KinesisSinkRecordException =
+    badRecord(
+      stream,
+      s"partitionKey ${showKey(key)} is not valid UTF-8: it holds $problem, so Kinesis would store a different " +
+        "key (U+FFFD in place of each bad sequence, as shown); make the column valid text, e.g. hex-encode binary keys",
+      at
+    )
 
-  def tooLarge(stream: String, key: String, size: Long, limit: Long, what: String): KinesisSinkRecordException =
+  def nullData(stream: String, key: String, at: String): KinesisSinkRecordException =
+    badRecord(stream, s"data is null for partitionKey ${showKey(key)}", at)
+
+  def tooLarge(
+      stream: String,
+      key: String,
+      size: Long,
+      limit: Long,
+      what: String,
+      at: String): KinesisSinkRecordException =
     badRecord(
       stream,
       s"the record with partitionKey ${showKey(key)} is $size bytes (data plus partition key); " +
-        s"the limit is $limit bytes ($what)")
+        s"the limit is $limit bytes ($what)",
+      at)
 
-  def badHashKey(stream: String, key: String, hashKey: String): KinesisSinkRecordException =
+  def badHashKey(stream: String, key: String, hashKey: String, at: String): KinesisSinkRecordException =
     badRecord(
       stream,
       s"explicitHashKey '${hashKey.take(KeyShown)}' of partitionKey ${showKey(key)} is not a " +
-        "decimal integer in 0..2^128-1")
+        "decimal integer in 0..2^128-1 (digits only, no sign, no leading zero)",
+      at
+    )
 
-  def nullStream(column: String, key: String): KinesisSinkRecordException =
-    new KinesisSinkRecordException(s"Kinesis sink: the '$column' column is null for partitionKey ${showKey(key)} " +
-      "and no 'streamName' option is set. Records accepted before it were delivered.")
+  def nullStream(column: String, key: String, at: String): KinesisSinkRecordException =
+    new KinesisSinkRecordException(s"Kinesis sink: the '$column' column is null in $at (partitionKey " +
+      s"${showKey(key)}) and no 'streamName' option is set. Nothing of that row was sent; the rows the task took " +
+      "before it were delivered.")
+
+  /** A `stream` column value that is neither a stream name nor an ARN; `problem` from [[SinkInput.badStreamName]]. */
+  def badStream(column: String, value: String, problem: String, at: String): KinesisSinkRecordException =
+    badRecord(value.take(KeyShown), s"the '$column' column's value cannot name a Kinesis stream: $problem", at)
+
+  /** A `stream` column naming a stream that does not exist; `notFound` is [[streamNotFound]]'s message. */
+  def streamMissing(column: String, stream: String, notFound: String, at: String): KinesisSinkRecordException =
+    badRecord(stream, s"the '$column' column names a stream that does not exist ($notFound)", at)
 
   /**
    * The sink's client calls one region: a row naming a stream of another region by ARN would otherwise go to the
    * stream of the same name in the sink's region.
    */
-  def arnInOtherRegion(column: String, arn: String, arnRegion: String, region: String): KinesisSinkRecordException =
+  def arnInOtherRegion(
+      column: String,
+      arn: String,
+      arnRegion: String,
+      region: String,
+      at: String): KinesisSinkRecordException =
     badRecord(
       arn,
       s"the '$column' column names a stream in region $arnRegion but the sink writes to " +
-        s"region $region (option 'region'): write those rows with a sink set to that region"
+        s"region $region (option 'region', or the SDK's region chain without it): write those rows with a sink " +
+        "set to that region",
+      at
     )
 
   def streamNotFound(stream: String, connection: ConnectionConfig): KinesisSinkWriteException =
-    new KinesisSinkWriteException(StreamNotFound.message(stream, connection))
+    new KinesisSinkStreamNotFoundException(StreamNotFound.message(stream, connection))
 
   /** Records Kinesis kept refusing until the retry policy ran out, or refused with a code that no retry can fix. */
   def undelivered(stream: String, codes: Map[String, Int], attempts: Int, exhausted: Boolean): KinesisSinkWriteException = {

@@ -136,17 +136,70 @@ class SinkInputSuite extends AnyFunSuite {
       "Option 'aggregationLingerMs' only applies with 'aggregation' set to 'kpl': set aggregation=kpl or remove it.")
   }
 
-  test("explicit hash keys: decimal integers in 0..2^128-1") {
+  test("explicit hash keys: decimal integers in 0..2^128-1, written without a leading zero as PutRecords requires") {
     import KinesisDataWriter.validHashKey
     assert(validHashKey("0") && validHashKey("340282366920938463463374607431768211455"))
     assert(!validHashKey("340282366920938463463374607431768211456"), "2^128 is one too many")
     assert(!validHashKey("") && !validHashKey("-1") && !validHashKey("12a") && !validHashKey("1" * 40))
+    assert(!validHashKey("007") && !validHashKey("00") && !validHashKey("+1") && !validHashKey(" 1"))
+    assert(validHashKey("10") && validHashKey("1" + "0" * 38))
   }
 
   test("messages show at most 40 characters of a key") {
     val key = "k" * 257
-    val m = SinkErrors.keyLength("s", key, 257).getMessage
+    val m = SinkErrors.keyLength("s", key, 257, "row 1 of this task").getMessage
     assert(m.contains("k" * 40 + "...' (257 characters)") && !m.contains("k" * 41), m)
     assert(m.contains("1 to 256"))
+  }
+
+  test("a rejected row is named by its position in the task; the message says nothing of it was sent") {
+    assert(SinkInput.position(17, Some(3)) == "row 17 of this task (partition 3)")
+    assert(SinkInput.position(1, None) == "row 1 of this task")
+    val m = SinkErrors.nullData("s", "k", SinkInput.position(5, Some(0))).getMessage
+    assert(
+      m == "Kinesis sink: cannot write row 5 of this task (partition 0) to stream 's': data is null for " +
+        "partitionKey 'k'. Nothing of that row was sent; the rows the task took before it were delivered.",
+      m
+    )
+  }
+
+  test("partition keys: well-formed UTF-8 passes; stray bytes and encoded lone surrogates are named with their offset") {
+    def bytes(hex: String) = hex.grouped(2).map(Integer.parseInt(_, 16).toByte).toArray
+    assert(SinkInput.malformedUtf8("plain".getBytes("UTF-8")).isEmpty)
+    assert(SinkInput.malformedUtf8("ümlaut ✓ 😀 \uFFFD".getBytes("UTF-8")).isEmpty, "a real U+FFFD is text too")
+    assert(SinkInput.malformedUtf8(Array.emptyByteArray).isEmpty)
+    // "k" then U+D800 as a CESU-8 / Modified UTF-8 writer encodes a lone high surrogate.
+    assert(SinkInput.malformedUtf8(bytes("6BEDA080")).contains("an encoded lone surrogate (invalid UTF-16) at byte 1 (ED A0 80)"))
+    assert(SinkInput.malformedUtf8(bytes("6B6BFF")).contains("bytes that are not UTF-8 at byte 2 (FF)"))
+    assert(SinkInput.malformedUtf8(bytes("C3")).exists(_.startsWith("bytes that are not UTF-8 at byte 0")), "cut short")
+    val m =
+      SinkErrors.keyNotUtf8("s", "k\uFFFD", "bytes that are not UTF-8 at byte 1 (FF)", "row 2 of this task").getMessage
+    assert(
+      m.contains("partitionKey 'k\uFFFD' is not valid UTF-8") && m.contains("Kinesis would store a different key"),
+      m)
+  }
+
+  test("a stream column value must be a stream name or an ARN; the problem says which rule it breaks") {
+    assert(SinkInput.badStreamName("orders_v2.eu-1").isEmpty && SinkInput.badStreamName("s" * 128).isEmpty)
+    assert(SinkInput.badStreamName("").contains("it is empty"))
+    assert(SinkInput.badStreamName("s" * 129).exists(_.contains("129 characters")))
+    assert(SinkInput.badStreamName("orders/eu").exists(_.contains("neither a stream name")))
+    assert(SinkInput.badStreamName("arn:aws:kinesis:eu-west-1:1:stream/x").exists(_.contains("nor a stream ARN")))
+    val m = SinkErrors.badStream("stream", "orders/eu", "it is neither", "row 9 of this task").getMessage
+    assert(m.contains("cannot write row 9 of this task to stream 'orders/eu': the 'stream' column's value"), m)
+  }
+
+  test("a stream column naming a missing stream: the row, the column and the not-found message") {
+    val notFound = SinkErrors.streamNotFound(
+      "gone",
+      io.github.sparkkinesis.client.ConnectionConfig.default
+        .copy(region = Some("eu-west-1")))
+    assert(notFound.isInstanceOf[KinesisSinkStreamNotFoundException])
+    val m = SinkErrors.streamMissing("stream", "gone", notFound.getMessage, "row 4 of this task").getMessage
+    assert(
+      m.contains("cannot write row 4 of this task to stream 'gone': the 'stream' column names a stream " +
+        "that does not exist (Kinesis stream 'gone' not found in region eu-west-1"),
+      m
+    )
   }
 }

@@ -237,6 +237,54 @@ class KinesisSinkSuite extends AnyFunSuite with EmulatorSuite with SparkSuite wi
     assert(contents(name).map(_.text.toInt).sorted == (0 until 100))
   }
 
+  /** Runs `block` with the SDK's region chain finding TestEnv.region (the `aws.region` system property). */
+  private def withRegionFromChain[T](block: => T): T = {
+    val before = Option(System.getProperty("aws.region"))
+    System.setProperty("aws.region", TestEnv.region)
+    try block
+    finally before.fold(System.clearProperty("aws.region"))(System.setProperty("aws.region", _))
+  }
+
+  test("poison rows fail the task naming column, problem and row; the rows before are stored, nothing of the row") {
+    val name = stream(shards = 1)
+    val good = (0 until 50).map(i => (s"k$i", s"$i"))
+    val otherRegion = if (TestEnv.region == "eu-west-1") "us-west-2" else "eu-west-1"
+    // The stream written to, by ARN of another region: were the region not checked, it would be written here.
+    val otherRegionArn = s"arn:aws:kinesis:$otherRegion:000000000000:stream/$name"
+    // Each case: the poison row's stream, key (hex of its UTF-8 bytes), data and hash key, and what the failure says.
+    val cases = Seq(
+      ("lone surrogate in the key", name, "6BEDA080", "x", null,
+        "is not valid UTF-8: it holds an encoded lone surrogate (invalid UTF-16) at byte 1 (ED A0 80)"),
+      ("stray byte in the key", name, "6BFF", "x", null, "is not valid UTF-8: it holds bytes that are not UTF-8 at byte 1"),
+      ("hash key out of range", name, "6B", "x", "340282366920938463463374607431768211456",
+        "explicitHashKey '340282366920938463463374607431768211456' of partitionKey 'k' is not a decimal integer"),
+      ("hash key with a leading zero", name, "6B", "x", "007",
+        "explicitHashKey '007' of partitionKey 'k' is not a decimal integer in 0..2^128-1 (digits only, no sign, no leading zero)"),
+      ("null data", name, "6B", null, null, "data is null for partitionKey 'k'"),
+      ("missing stream", "no-such-stream", "6B", "x", null,
+        "the 'stream' column names a stream that does not exist (Kinesis stream 'no-such-stream' not found"),
+      ("not a stream name", "orders/eu", "6B", "x", null, "the 'stream' column's value cannot name a Kinesis stream"),
+      ("an ARN of another region", otherRegionArn, "6B", "x", null,
+        s"the 'stream' column names a stream in region $otherRegion but the sink writes to region ${TestEnv.region}"))
+    val schema = schemaOf("stream" -> StringType, "keyHex" -> StringType, "data" -> StringType,
+      "explicitHashKey" -> StringType)
+    for ((what, target, keyHex, data, hashKey, problem) <- cases) {
+      val before = contents(name).size
+      val input = good.map { case (k, d) => Seq(name, k.getBytes("UTF-8").map("%02X".format(_)).mkString, d, null) } :+
+        Seq(target, keyHex, data, hashKey)
+      // A string column holding bytes that are not UTF-8, as a cast from binary makes one.
+      val df = rows(schema, input)
+        .select(col("stream"), unhex(col("keyHex")).cast("string").as("partitionKey"), col("data"), col("explicitHashKey"))
+      // The region from the SDK's chain rather than the option: the check must hold either way.
+      val m = withRegionFromChain(failure(writeBatch(df, connection - "region")))
+      assert(m.contains(s"cannot write row 51 of this task (partition 0) to stream '$target'") && m.contains(problem) &&
+        m.contains("Nothing of that row was sent"), s"$what: $m")
+      val stored = contents(name).map(_.text)
+      assert(stored.size == before + 50, s"$what: the 50 rows before the poison row, all stored")
+      assert(!stored.contains("x"), s"$what: the poison row was stored")
+    }
+  }
+
   test("a 257-character key fails naming the key (truncated) and the limit") {
     val name = stream(shards = 1)
     val schema = schemaOf("partitionKey" -> StringType, "data" -> StringType)

@@ -2,6 +2,7 @@ package io.github.sparkkinesis.it
 
 import scala.concurrent.{Await, ExecutionContext, Future}
 import scala.concurrent.duration._
+import scala.jdk.CollectionConverters._
 
 import org.apache.spark.sql.{DataFrame, SaveMode}
 import org.apache.spark.sql.functions._
@@ -141,5 +142,68 @@ class SinkFaultSuite extends AnyFunSuite with SimulatorSuite with SparkSuite {
     val messages = Iterator.iterate[Throwable](e)(_.getCause).takeWhile(_ != null).map(_.getMessage).mkString("\n")
     assert(messages.contains(s"could not be written to stream '$stream' after 3 attempts (retryMaxAttempts)"), messages)
     assert(messages.contains("error codes: InternalFailure x"), messages)
+  }
+
+  /** PutRecords requests of `stream` that reached the simulator: served, or answered by a fault. */
+  private def putRequests(stream: String): Long = {
+    val op = simulator.admin.counters().path("streams").path(stream).path("operations").path("PutRecords")
+    op.path("calls").asLong() + op.path("faults").asLong()
+  }
+
+  /** This JVM's sink sender threads inside a PutRecords call: where the SDK's attempts and retries happen. */
+  private def sendersInCall(): Seq[String] = Thread.getAllStackTraces.asScala.collect {
+    case (t, stack) if t.getName.startsWith("kinesis-sink-sender") && stack.exists(_.getMethodName == "putRecords") =>
+      t.getName
+  }.toSeq
+
+  /**
+   * One task retries PutRecords without end while the other fails on a poison row: once the job failed and its
+   * tasks ended, no PutRecords of theirs is in flight or sent again, and the rows acknowledged before are stored.
+   *
+   * @param interruptOnCancel whether Spark interrupts the killed task's thread: Spark 4's SQL executions do
+   *                          (`spark.sql.execution.interruptOnCancel`), Spark 3.5 only sets the task's kill flag
+   */
+  private def failedJobStopsSending(interruptOnCancel: Boolean): Unit = {
+    val good = newStream()
+    val stuck = newStream()
+    // Every PutRecords to `stuck` answers 500, which the SDK retries without end (retryMaxAttempts is unlimited by
+    // default); `good` answers late, so the other task fails on its poison row while those retries go on.
+    simulator.admin.faults(s"""[{"kind": "http500", "operations": ["PutRecords"], "stream": "$stuck"},
+      | {"kind": "latency", "operations": ["PutRecords"], "stream": "$good", "latencyMillis": 1500}]""".stripMargin)
+    // Partition 0 (ids 0..199) goes to `good`, its last row without data; partition 1 to `stuck`.
+    val rows = spark.range(0, 400, 1, 2).select(
+      when(spark_partition_id() === 0, lit(good)).otherwise(lit(stuck)).as("stream"),
+      concat(lit("k"), (col("id") % 13).cast("string")).as("partitionKey"),
+      when(col("id") === 199, lit(null).cast("string")).otherwise(col("id").cast("string")).as("data"))
+    spark.conf.set("spark.sql.execution.interruptOnCancel", interruptOnCancel.toString)
+    try {
+      val e = intercept[Exception](rows.write.format("kinesis").mode(SaveMode.Append).options(Map(
+        "endpoint" -> simulator.endpoint.toString, "region" -> TestEnv.region, "awsAccessKey" -> TestEnv.accessKey,
+        "awsSecretKey" -> TestEnv.secretKey, "retryMaxBackoff" -> "200ms")).save())
+      val messages = Iterator.iterate[Throwable](e)(_.getCause).takeWhile(_ != null).map(_.getMessage).mkString("\n")
+      assert(messages.contains(s"cannot write row 200 of this task (partition 0) to stream '$good': data is null"), messages)
+      assert(putRequests(stuck) > 0, "the stuck task never sent: the test would prove nothing")
+      // Spark kills the job's other task; it must notice (interrupted or not), stop its retries and end.
+      Wait.until("the failed job's tasks to end", java.time.Duration.ofSeconds(20)) {
+        spark.sparkContext.statusTracker.getExecutorInfos.map(_.numRunningTasks).sum == 0
+      }
+      val ended = putRequests(stuck)
+      // Retries happen inside a sender thread's putRecords call: with none left, nothing more can be sent.
+      assert(sendersInCall().isEmpty, s"sender threads still sending after the job failed: ${sendersInCall()}")
+      assert(putRequests(stuck) == ended)
+    } finally {
+      simulator.admin.clearFaults()
+      spark.conf.unset("spark.sql.execution.interruptOnCancel")
+    }
+    assert(stored(good).sorted == (0L until 199L), "the rows before the poison row were acknowledged: all stored")
+    assert(stored(stuck).isEmpty)
+  }
+
+  test("a failed write job's tasks stop sending: no PutRecords once its tasks ended, acknowledged records all stored") {
+    failedJobStopsSending(interruptOnCancel = true)
+  }
+
+  test("the same when Spark kills the task without interrupting it (Spark 3.5's way): the waiting task notices") {
+    failedJobStopsSending(interruptOnCancel = false)
   }
 }

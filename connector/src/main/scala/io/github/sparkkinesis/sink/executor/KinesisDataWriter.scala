@@ -2,12 +2,14 @@ package io.github.sparkkinesis.sink
 package executor
 
 import java.math.BigInteger
+import java.time.Duration
 import java.util
 
 import scala.util.control.NonFatal
 
 import io.github.sparkkinesis.TaskIdleWork
 import io.github.sparkkinesis.client.{KinesisClientFactory, StreamArn}
+import org.apache.spark.TaskContext
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.metric.CustomTaskMetric
 import org.apache.spark.sql.connector.write.{DataWriter, WriterCommitMessage}
@@ -18,7 +20,12 @@ import software.amazon.awssdk.services.kinesis.model.PutRecordsRequestEntry
 /**
  * One Spark task's writer. It turns rows into records, checks each against Kinesis's limits, and hands them to
  * the stream's [[RecordPublisher]]; `commit` returns only once every record it took is acknowledged, which is
- * what makes the sink at-least-once.
+ * what makes the sink at-least-once. Each row is checked before it joins a request ([[SinkInput]]); a row that can
+ * never be written fails the task, naming its position in the task, once every row before it is delivered.
+ *
+ * `abort` (Spark gave up on the task: it failed, or its job did and Spark killed it) stops the task's sending: no
+ * request is sent any more, the SDK retries no further, and the attempts on the wire are awaited, bounded (see
+ * docs/design/sink-flow-control.md, "Stopping").
  *
  * @param knownLimits the `streamName` stream's limits, learned on the driver; other streams are described here
  */
@@ -32,23 +39,36 @@ final class KinesisDataWriter(
   private val metrics = new SinkTaskMetrics
   metrics.batchSize = config.maxRecordsPerRequest
   private val hashKeyOrdinal = columns.explicitHashKey.getOrElse(-1)
-  private val client = KinesisClientFactory.sync(config.connection)
+  private val sender = new PutRecordsSender(KinesisClientFactory.sync(config.connection))
   private val publishers = new util.LinkedHashMap[String, RecordPublisher]()
   private val maxHeldBytes = KinesisDataWriter.maxHeldBytes(config)
   // Rows mostly go to one stream: remember the last one instead of a map lookup (and a String) per row.
   private var lastStream: UTF8String = _
   private var lastPublisher: RecordPublisher = _
+  // Rows this task has taken, the current one included: what a rejected row's message names it by.
+  private var rows = 0L
+  private val partition = Option(TaskContext.get()).map(_.partitionId())
+  // The region the client calls, set by the option or found by the SDK's chain: an ARN of any other region would
+  // otherwise write to the stream of the same name here.
+  private lazy val region = KinesisClientFactory.resolveRegion(config.connection).id()
   // Real-time mode: sends go on while the task waits for rows inside this connector's source.
   TaskIdleWork.register(() => publishers.values.forEach(_.idle()))
 
   override def write(row: InternalRow): Unit = {
+    rows += 1
     val publisher = publisherFor(row)
-    if (row.isNullAt(columns.partitionKey)) rejected(SinkErrors.nullKey(streamOf(publisher)))
+    if (row.isNullAt(columns.partitionKey)) rejected(SinkErrors.nullKey(streamOf(publisher), at))
     val keyUtf8 = row.getUTF8String(columns.partitionKey)
     val key = keyUtf8.toString
+    // Decoding replaced what is not UTF-8 (stray bytes, encoded lone surrogates) with U+FFFD: the key sent would
+    // not be the row's, and would route elsewhere. Only then are the bytes looked at.
+    if (key.indexOf('\uFFFD') >= 0) {
+      SinkInput.malformedUtf8(keyUtf8.getBytes).foreach(p =>
+        rejected(SinkErrors.keyNotUtf8(streamOf(publisher), key, p, at)))
+    }
     val chars = keyUtf8.numChars()
-    if (chars < 1 || chars > MaxKeyChars) rejected(SinkErrors.keyLength(streamOf(publisher), key, chars))
-    if (row.isNullAt(columns.data)) rejected(SinkErrors.nullData(streamOf(publisher), key))
+    if (chars < 1 || chars > MaxKeyChars) rejected(SinkErrors.keyLength(streamOf(publisher), key, chars, at))
+    if (row.isNullAt(columns.data)) rejected(SinkErrors.nullData(streamOf(publisher), key, at))
     val data = if (columns.dataIsBinary) row.getBinary(columns.data) else row.getUTF8String(columns.data).getBytes
     val size = data.length.toLong + keyUtf8.numBytes()
     if (size > publisher.maxRecordBytes) {
@@ -57,12 +77,13 @@ final class KinesisDataWriter(
         key,
         size,
         publisher.maxRecordBytes,
-        publisher.maxRecordBytesReason))
+        publisher.maxRecordBytesReason,
+        at))
     }
     val hashKey =
       if (hashKeyOrdinal >= 0 && !row.isNullAt(hashKeyOrdinal)) {
         val h = row.getUTF8String(hashKeyOrdinal).toString
-        if (!validHashKey(h)) rejected(SinkErrors.badHashKey(streamOf(publisher), key, h))
+        if (!validHashKey(h)) rejected(SinkErrors.badHashKey(streamOf(publisher), key, h, at))
         h
       } else null
     if (publisher.aggregating) publisher.addUser(new UserEntry(key, hashKey, data, size.toInt))
@@ -109,9 +130,33 @@ final class KinesisDataWriter(
       metrics.aggregatesWritten)
   }
 
-  override def abort(): Unit = publishers.values.forEach(_.abort())
+  override def abort(): Unit = {
+    publishers.values.forEach(_.abort())
+    stopSending()
+  }
 
-  override def close(): Unit = ()
+  // After commit nothing is in flight; after a failure Spark calls abort first. Stopping here too keeps a writer
+  // closed by any other path from leaving requests behind.
+  override def close(): Unit = stopSending()
+
+  // Spark calls close after abort: the bounded wait and its WARN happen once.
+  private var stopped = false
+
+  private def stopSending(): Unit = if (!stopped) {
+    stopped = true
+    // The task's thread may come here interrupted (Spark interrupts killed tasks when the job asks it to): the
+    // bounded wait must still happen, and the interrupt is Spark's to see afterwards.
+    val interrupted = Thread.interrupted()
+    try {
+      val bound = abortWait(config)
+      val left = sender.stop(bound)
+      if (left > 0) {
+        log.warn(s"Kinesis sink: task stopped with $left PutRecords request(s) still unanswered after " +
+          s"${bound.toMillis} ms (the attempt timeout, at most ${MaxAbortWait.getSeconds} s); Kinesis may still " +
+          "store their records (at-least-once), but no request of this task is sent or retried any more")
+      }
+    } finally if (interrupted) Thread.currentThread().interrupt()
+  }
 
   override def currentMetricsValues(): Array[CustomTaskMetric] = metrics.values
 
@@ -131,6 +176,9 @@ final class KinesisDataWriter(
 
   private def streamOf(publisher: RecordPublisher): String = publisher.stream
 
+  /** The current row's position, as messages name it: "row 17 of this task (partition 3)". */
+  private def at: String = SinkInput.position(rows, partition)
+
   private def publisherFor(row: InternalRow): RecordPublisher = config.streamName match {
     case Some(name) =>
       if (lastPublisher == null) lastPublisher = newPublisher(name, knownLimits)
@@ -139,14 +187,15 @@ final class KinesisDataWriter(
       val i = columns.stream.get
       if (row.isNullAt(i)) {
         val key = if (row.isNullAt(columns.partitionKey)) "null" else row.getUTF8String(columns.partitionKey).toString
-        rejected(SinkErrors.nullStream(columns.streamColumn, key))
+        rejected(SinkErrors.nullStream(columns.streamColumn, key, at))
       }
       val name = row.getUTF8String(i)
       if (lastPublisher == null || name != lastStream) {
-        lastStream = name.clone()
-        val stream = streamNamed(lastStream.toString)
+        val stream = streamNamed(name.toString)
         lastPublisher = publishers.get(stream)
         if (lastPublisher == null) lastPublisher = newPublisher(stream, None)
+        // Only once the stream is known good: a rejected value is never taken for the last stream written.
+        lastStream = name.clone()
       }
       lastPublisher
   }
@@ -157,22 +206,42 @@ final class KinesisDataWriter(
    */
   private def streamNamed(value: String): String = StreamArn.parse(value) match {
     case Some(arn) =>
-      config.connection.region.filter(_ != arn.region)
-        .foreach(r => rejected(SinkErrors.arnInOtherRegion(columns.streamColumn, value, arn.region, r)))
+      if (arn.region != region)
+        rejected(SinkErrors.arnInOtherRegion(columns.streamColumn, value, arn.region, region, at))
       arn.name
-    case None => value
+    case None =>
+      SinkInput.badStreamName(value).foreach(p => rejected(SinkErrors.badStream(columns.streamColumn, value, p, at)))
+      value
   }
 
-  private def newPublisher(stream: String, limits: Option[StreamLimits]): RecordPublisher = {
-    val publisher =
-      new RecordPublisher(stream, client, config, limits.getOrElse(StreamLimits.of(config.connection, stream)), metrics)
+  private def newPublisher(stream: String, known: Option[StreamLimits]): RecordPublisher = {
+    val limits = known.getOrElse {
+      // A row naming a stream that does not exist: the row is at fault, not the query's options.
+      try StreamLimits.of(config.connection, stream)
+      catch {
+        case e: KinesisSinkStreamNotFoundException =>
+          rejected(SinkErrors.streamMissing(columns.streamColumn, stream, e.getMessage, at))
+      }
+    }
+    val publisher = new RecordPublisher(stream, sender, config, limits, metrics)
     publishers.put(stream, publisher)
     publisher
   }
 }
 
 object KinesisDataWriter {
+  private val log = org.slf4j.LoggerFactory.getLogger(classOf[KinesisDataWriter])
+
   val MaxKeyChars = 256
+
+  /** The longest an aborted task waits for its attempts on the wire: Spark's task thread is blocked meanwhile. */
+  val MaxAbortWait: Duration = Duration.ofSeconds(10)
+
+  /** An attempt ends by its timeout at the latest, so waiting longer than that is never needed. */
+  def abortWait(config: SinkConfig): Duration = {
+    val attempt = config.connection.timeouts.apiCallAttempt
+    if (attempt.compareTo(MaxAbortWait) < 0) attempt else MaxAbortWait
+  }
 
   /**
    * What one stream's publisher can hold at most (two requests' worth queued, as many open aggregates, the requests
@@ -181,7 +250,11 @@ object KinesisDataWriter {
   def maxHeldBytes(config: SinkConfig): Long = (config.maxInFlightRequests + 4L) * config.maxBytesPerRequest
   private val MaxHashKey = BigInteger.ONE.shiftLeft(128).subtract(BigInteger.ONE)
 
-  /** A decimal integer in 0..2^128-1, as PutRecords requires. */
+  /**
+   * A decimal integer in 0..2^128-1 written as PutRecords' pattern `0|([1-9]\d{0,38})` has it: a leading zero
+   * would fail the whole request (ValidationException), not just its record.
+   */
   def validHashKey(s: String): Boolean =
-    s.nonEmpty && s.length <= 39 && s.forall(c => c >= '0' && c <= '9') && new BigInteger(s).compareTo(MaxHashKey) <= 0
+    s.nonEmpty && s.length <= 39 && (s == "0" || s.charAt(0) != '0') && s.forall(c => c >= '0' && c <= '9') &&
+      new BigInteger(s).compareTo(MaxHashKey) <= 0
 }

@@ -2,14 +2,11 @@ package io.github.sparkkinesis.sink
 package executor
 
 import java.util
-import java.util.concurrent.{CompletableFuture, CompletionException, LinkedBlockingQueue, TimeUnit}
-
-import scala.util.control.NonFatal
+import java.util.concurrent.{CompletionException, LinkedBlockingQueue, TimeUnit}
 
 import io.github.sparkkinesis.client.RetryBackoff
-import org.apache.spark.TaskContext
+import org.apache.spark.{TaskContext, TaskKilledException}
 import org.slf4j.LoggerFactory
-import software.amazon.awssdk.services.kinesis.KinesisClient
 import software.amazon.awssdk.services.kinesis.model._
 
 /**
@@ -23,11 +20,14 @@ import software.amazon.awssdk.services.kinesis.model._
  *
  * Lane state lives on the task's thread: requests leave on sender threads ([[PutRecordsSender]]), which only hand
  * completions back through a queue, so lane state needs no locks, and the task blocks only when its buffer is full, when it must wait for a backoff or its shards'
- * pace, or at commit.
+ * pace, or at commit. While it waits it looks every [[KillCheckNanos]] whether Spark killed the task: Spark kills a
+ * failed job's other tasks without interrupting their threads (unless the job asked for it), and a task waiting
+ * here for answers would otherwise go on sending, retries included, after its job failed. The task then throws
+ * and Spark calls the writer's abort, which stops its [[PutRecordsSender]].
  */
 final class RecordPublisher(
     val stream: String,
-    client: KinesisClient,
+    sender: PutRecordsSender,
     config: SinkConfig,
     limits: StreamLimits,
     metrics: SinkTaskMetrics) {
@@ -62,6 +62,8 @@ final class RecordPublisher(
   private var lastWarnNanos = 0L
   private var retriedSinceWarn = 0L
   private var aborted = false
+  // The task this writer runs in (null outside one, as in unit tests), to see that Spark killed it.
+  private val task = TaskContext.get()
 
   /** The largest record this stream takes: its own limit, and it must fit in one request. */
   val maxRecordBytes: Long = math.min(limits.maxRecordBytes, config.maxBytesPerRequest)
@@ -144,7 +146,10 @@ final class RecordPublisher(
     }
   }
 
-  /** Stops sending; requests in flight finish on their own and their outcome is ignored. */
+  /**
+   * Nothing more is sent through this publisher; the writer stops the requests in flight (the task's
+   * [[PutRecordsSender]]), whose outcome is ignored.
+   */
   def abort(): Unit = aborted = true
 
   private def pump(): Unit = {
@@ -162,14 +167,20 @@ final class RecordPublisher(
     }
   }
 
-  /** Waits for a completion, or until the earliest waiting lane may send, whichever comes first. */
+  /**
+   * Waits for a completion, or until the earliest waiting lane may send, whichever comes first, at most
+   * [[KillCheckNanos]]: then throws if Spark killed the task meanwhile.
+   */
   private def await(): Unit = {
     val wait = lanes.waitNanos(System.nanoTime())
     val c =
-      if (wait >= 0) completions.poll(wait, TimeUnit.NANOSECONDS)
-      else if (inFlight > 0) completions.take()
+      if (wait >= 0) completions.poll(math.min(wait, KillCheckNanos), TimeUnit.NANOSECONDS)
+      else if (inFlight > 0) completions.poll(KillCheckNanos, TimeUnit.NANOSECONDS)
       else null
     if (c != null) complete(c)
+    else if (task != null && task.isInterrupted()) {
+      throw new TaskKilledException(s"killed while writing to Kinesis stream '$stream'")
+    }
   }
 
   private def send(out: Outgoing, now: Long): Unit = {
@@ -191,10 +202,7 @@ final class RecordPublisher(
     metrics.batchSize = out.allowedBatch
     metrics.flowControlDelayMs = TimeUnit.NANOSECONDS.toMillis(out.pauseNanos)
     val request = PutRecordsRequest.builder().streamName(stream).records(entries).build()
-    val future =
-      try PutRecordsSender.send(client, request)
-      catch { case NonFatal(e) => CompletableFuture.failedFuture[PutRecordsResponse](e) }
-    future.whenComplete((response, error) => completions.add(new Completion(out, bytes, response, error)))
+    sender.send(request, (response, error) => completions.add(new Completion(out, bytes, response, error)))
   }
 
   private def complete(c: Completion): Unit = {
@@ -291,4 +299,7 @@ object RecordPublisher {
   private val log = LoggerFactory.getLogger(classOf[RecordPublisher])
   private val trace = LoggerFactory.getLogger("io.github.sparkkinesis.sink.FlowTrace")
   private val WarnIntervalNanos = TimeUnit.SECONDS.toNanos(10)
+
+  /** How often a task waiting for answers looks whether Spark killed it: a killed task stops within a tenth of a second. */
+  val KillCheckNanos: Long = TimeUnit.MILLISECONDS.toNanos(100)
 }
