@@ -1,7 +1,6 @@
 package io.github.sparkkinesis.sink
 package executor
 
-import java.math.BigInteger
 import java.time.Duration
 import java.util
 
@@ -248,13 +247,11 @@ object KinesisDataWriter {
    * in flight), and so what a task keeps for all its streams together.
    */
   def maxHeldBytes(config: SinkConfig): Long = (config.maxInFlightRequests + 4L) * config.maxBytesPerRequest
-  private val MaxHashKey = BigInteger.ONE.shiftLeft(128).subtract(BigInteger.ONE)
 
   /**
    * A decimal integer in 0..2^128-1 written as PutRecords' pattern `0|([1-9]\d{0,38})` has it: a leading zero
    * would fail the whole request (ValidationException), not just its record.
    */
   def validHashKey(s: String): Boolean =
-    s.nonEmpty && s.length <= 39 && (s == "0" || s.charAt(0) != '0') && s.forall(c => c >= '0' && c <= '9') &&
-      new BigInteger(s).compareTo(MaxHashKey) <= 0
+    io.github.sparkkinesis.source.HashKeySpan.isHashKey(s) && (s == "0" || s.charAt(0) != '0')
 }
