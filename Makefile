@@ -207,12 +207,16 @@ SEED      ?=
 MINUTES   ?= 10
 SOAK_ARGS ?=
 
-.PHONY: soak
+.PHONY: soak soak-pipeline
 
 soak: $(SBT_LAUNCHER) $(VENV)/.installed
 	$(SBT) connector/assembly connectorSpark35/assembly simulator/assembly < /dev/null
 	$(MAKE) python-jar
 	SPARK_HOME=$(PYSPARK_HOME) $(PY) -m soak.run $(if $(SEED),--seed $(SEED)) --minutes $(MINUTES) $(SOAK_ARGS)
+
+# The pipeline modes: A -> source -> sink -> B, plain and aggregation=kpl (docs/dev/soak.md, "Pipeline mode").
+soak-pipeline:
+	$(MAKE) soak SOAK_ARGS="--modes pipeline,pipeline-kpl $(SOAK_ARGS)"
 
 # --- release artifacts (docs/dev/releasing.md) -----------------------------------------------------------------
 # dist/maven: a Maven repository with spark-kinesis_2.13 and _2.12 (the shaded jar as the main artifact, sources,
