@@ -14,7 +14,7 @@ The harness talks to it through files in the control folder (no port to find, no
 In the pipeline modes (`--sink-stream B`) the query instead writes every row to stream B with the connector's own
 sink (`writeStream.format("kinesis")`, `preserveKeyOrder=true`, with `--aggregation kpl` packed as KPL aggregates),
 each record's data tagged with where it came from and who wrote it: `{"src": "<A shard> <A sequence number> <A
-sub-sequence number>", "inc": <driver incarnation>, "att": "<stage attempt>.<task attempt>", "p": <A's data>}`.
+sub-sequence number>", "inc": <driver incarnation>, "eval": "<executor nanoTime>", "p": <A's data>}`.
 The tag lets the checks tell a duplicate's cause (soak/pipeline_checks.py); the partition key is A's.
 
 `<n>.started.json` (written once the query runs: the JVM's pid), `<n>.stop` (asks for a graceful stop),
@@ -115,28 +115,17 @@ def progress_line(p: dict[str, Any]) -> dict[str, Any]:
 
 
 def pipeline_writer(source: Any, args: argparse.Namespace, options: dict[str, str], incarnation: int) -> Any:
-    """Stream A's rows to stream B through the connector's sink, each tagged with its origin and writer."""
-    from pyspark import TaskContext
-    from pyspark.sql.functions import expr, udf
-
-    # Spark has no SQL function for the task's attempt: a Python UDF asks the TaskContext (nondeterministic, so
-    # Spark evaluates it per row of the attempt that writes it and never folds it).
-    @udf(returnType="string")
-    def attempt() -> str:
-        tc = TaskContext.get()
-        # The task attempt id is unique in the application (a retried task, or a task of a resubmitted stage, gets
-        # another); the attempt number is for the reader.
-        return "?" if tc is None else f"{tc.taskAttemptId()}/{tc.attemptNumber()}"
-
-    tagged = source.select(
+    """Stream A's rows to stream B through the connector's sink, each tagged with its origin and its evaluation."""
+    # `eval` is the executor's System.nanoTime when the row was computed (`java_method`, which Spark treats as
+    # nondeterministic: computed per row, never folded). Spark has no SQL function for a task's attempt, and a
+    # Python UDF would start a Python worker in every executor; this tells the same apart: a retried task computes
+    # its rows again (another value), while the sink resending a request sends the same bytes (the same value).
+    tagged = source.selectExpr(
         "partitionKey",
-        expr(
-            "concat('{\"src\":\"', shardId, ' ', sequenceNumber, ' ', subSequenceNumber, "
-            f'\'","inc":{incarnation},"att":"\')'
-        ).alias("head"),
-        attempt.asNondeterministic()().alias("att"),
-        expr("cast(data as string)").alias("payload"),
-    ).selectExpr("partitionKey", "concat(head, att, '\",\"p\":', payload, '}') as data")
+        "concat('{\"src\":\"', shardId, ' ', sequenceNumber, ' ', subSequenceNumber, "
+        f"'\",\"inc\":{incarnation},\"eval\":\"', java_method('java.lang.System', 'nanoTime'), "
+        "'\",\"p\":', cast(data as string), '}') as data",
+    )
     sink = {k: v for k, v in options.items() if k not in ("streamName", "initialPosition", "consumerMode")}
     sink |= {"streamName": args.sink_stream, "preserveKeyOrder": "true"}
     if args.aggregation == "kpl":

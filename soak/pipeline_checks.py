@@ -1,16 +1,16 @@
 """The pipeline modes' verdict: stream A (what the producer wrote, read by the independent reader) against stream B
 (what the connector's sink wrote while the source read A, read the same way, de-aggregated, misplaced aggregates
 skipped as the KCL skips them), by the tag each copy carries (soak/driver_job.py: A's position, the driver
-incarnation and task attempt that wrote it).
+incarnation that wrote it, the executor's clock when the row was computed).
 
 The sink is at-least-once: Kinesis has no idempotent put, so B may hold a record of A more than once, and only for
 three reasons, each told apart by the tag:
 
 - *replayed after a restart*: copies written by different driver incarnations (a batch the last driver had not
   committed, written again by the next);
-- *task retried*: copies from one incarnation but different task attempts (an executor lost, a task
-  failed and Spark ran it again);
-- *resent after a lost answer*: copies from the same attempt (a PutRecords whose answer was lost to a reset, a hang
+- *task retried*: copies from one incarnation, but from different computations of the row (an executor lost, a
+  task failed, and Spark ran the task again: it computes its rows again);
+- *resent after a lost answer*: copies of the same computation, byte for byte (a PutRecords whose answer was lost to a reset, a hang
   or a 5xx after the records were stored, resent by the sink).
 
 Per-key order is over first occurrences (`preserveKeyOrder=true`): a duplicate comes after the original, which is
@@ -39,8 +39,8 @@ RESENT = "resent after a lost answer"
 
 
 def duplicate_causes(copies: Sequence[Copy]) -> dict[Position, Counter[str]]:
-    """Per A position held more than once: how many extra copies, by cause. The first incarnation, the first attempt
-    in each incarnation and the first copy of each attempt are the originals; every other copy is extra."""
+    """Per A position held more than once: how many extra copies, by cause. The first incarnation, the first computation
+    in each incarnation and the first copy of each computation are the originals; every other copy is extra."""
     by_src: dict[Position, list[Copy]] = defaultdict(list)
     for c in copies:
         if c.tag is not None:
@@ -49,14 +49,14 @@ def duplicate_causes(copies: Sequence[Copy]) -> dict[Position, Counter[str]]:
     for src, held in by_src.items():
         if len(held) < 2:
             continue
-        attempts: dict[int, Counter[str]] = defaultdict(Counter)
+        computations: dict[int, Counter[str]] = defaultdict(Counter)
         for c in held:
             assert c.tag is not None
-            attempts[c.tag.incarnation][c.tag.attempt] += 1
+            computations[c.tag.incarnation][c.tag.evaluation] += 1
         causes: Counter[str] = Counter()
-        causes[REPLAYED] = len(attempts) - 1
-        causes[RETRIED] = sum(len(per) - 1 for per in attempts.values())
-        causes[RESENT] = sum(n - 1 for per in attempts.values() for n in per.values())
+        causes[REPLAYED] = len(computations) - 1
+        causes[RETRIED] = sum(len(per) - 1 for per in computations.values())
+        causes[RESENT] = sum(n - 1 for per in computations.values() for n in per.values())
         out[src] = +causes
     return out
 
@@ -69,7 +69,8 @@ def evaluate_pipeline(
     put_faults_fired: int,
 ) -> tuple[list[Check], dict[str, Any]]:
     """The checks and the figures. `b_copies` are in B's order (shards in lineage order, parents first, each by
-    sequence and sub-sequence number); `put_faults_fired` is how many faults the simulator fired on PutRecords."""
+    sequence and sub-sequence number); `put_faults_fired` is how many faults the simulator fired on PutRecords to
+    B (resets, hangs, 5xx: each may lose an answer after the records were stored)."""
     in_a: dict[Position, StreamRecord] = {r.position: r for rs in a_records.values() for r in rs}
     checks: list[Check] = [acknowledged_in_stream(acked, in_a)]
 
@@ -112,7 +113,7 @@ def evaluate_pipeline(
     causes = duplicate_causes(b_copies)
     by_cause: Counter[str] = sum(causes.values(), Counter())
     unexplained = (
-        [{"cause": RESENT, "copies": by_cause[RESENT], "why": "no fault fired on PutRecords"}]
+        [{"cause": RESENT, "copies": by_cause[RESENT], "why": "no fault fired on PutRecords to B"}]
         if by_cause[RESENT] and put_faults_fired == 0
         else []
     )

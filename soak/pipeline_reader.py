@@ -33,8 +33,8 @@ class Tag:
 
     src: Position
     incarnation: int
-    #: "<task attempt id>/<attempt number>" (the id is unique in the driver's application)
-    attempt: str
+    #: the executor's System.nanoTime when the row was computed: another value for each computation of the row
+    evaluation: str
     #: A's data, as the JSON text the producer wrote, parsed
     payload: dict[str, Any]
 
@@ -43,7 +43,7 @@ class Tag:
         try:
             value = json.loads(data)
             shard, seq, sub = str(value["src"]).split(" ")
-            return Tag((shard, seq, int(sub)), int(value["inc"]), str(value["att"]), dict(value["p"]))
+            return Tag((shard, seq, int(sub)), int(value["inc"]), str(value["eval"]), dict(value["p"]))
         except (ValueError, KeyError, TypeError):
             return None
 

@@ -225,7 +225,9 @@ def run_mode(settings: SoakSettings, mode: str, work: Path, jars: tuple[Path, Pa
             if tail is not None:
                 tail.refresh()
                 order = lineage_order([ShardInfo(i, parents, False) for i, parents in tail.lineage()])
-                put_faults = admin.counters().get("operations", {}).get("PutRecords", {}).get("faults", 0)
+                put_faults = (
+                    admin.counters().get("streams", {}).get(stream_b, {}).get("operations", {}).get("PutRecords", {})
+                ).get("faults", 0)
                 data_checks, figures = evaluate_pipeline(
                     producer.acknowledged(), records, tail.copies(order), tail.misplaced, put_faults
                 )

@@ -23,8 +23,8 @@ def _a(n: int, key: str = "key-00") -> StreamRecord:
     return StreamRecord(("shardId-000000000000", f"{n:03d}", 0), key, data, Payload.parse(data))
 
 
-def _copy(record: StreamRecord, b_seq: int, incarnation: int = 1, attempt: str = "5/0") -> Copy:
-    tag = Tag(record.position, incarnation, attempt, json.loads(record.data))
+def _copy(record: StreamRecord, b_seq: int, incarnation: int = 1, evaluation: str = "5") -> Copy:
+    tag = Tag(record.position, incarnation, evaluation, json.loads(record.data))
     return Copy(("shardId-000000000000", f"{b_seq:03d}", 0), record.partition_key, tag)
 
 
@@ -32,13 +32,13 @@ def _ack(r: StreamRecord) -> Ack:
     return Ack(str(r.payload.id), r.partition_key, int(r.payload.n or 0), r.position[0], r.position[1], 1)
 
 
-def test_duplicates_are_told_apart_by_incarnation_and_attempt() -> None:
+def test_duplicates_are_told_apart_by_incarnation_and_computation() -> None:
     r = _a(0)
     copies = [
-        _copy(r, 1, incarnation=1, attempt="5/0"),
-        _copy(r, 2, incarnation=1, attempt="5/0"),  # the same attempt again: a resend
-        _copy(r, 3, incarnation=1, attempt="9/1"),  # a retried task
-        _copy(r, 4, incarnation=2, attempt="5/0"),  # the next driver's replay
+        _copy(r, 1, incarnation=1, evaluation="5"),
+        _copy(r, 2, incarnation=1, evaluation="5"),  # the same bytes again: a resend
+        _copy(r, 3, incarnation=1, evaluation="9"),  # computed again: a retried task
+        _copy(r, 4, incarnation=2, evaluation="5"),  # the next driver's replay
         _copy(_a(1), 5),
     ]
     assert duplicate_causes(copies) == {r.position: {RESENT: 1, RETRIED: 1, REPLAYED: 1}}
@@ -91,7 +91,7 @@ def test_key_order_is_over_first_occurrences_and_a_misplaced_resend_is_explained
 
 
 def _tagged(n: int) -> bytes:
-    return json.dumps({"src": f"shardId-000000000009 {n:03d} 0", "inc": 1, "att": "5/0", "p": {"n": n}}).encode()
+    return json.dumps({"src": f"shardId-000000000009 {n:03d} 0", "inc": 1, "eval": "5", "p": {"n": n}}).encode()
 
 
 def _put_aggregate(client: Any, stream: str, explicit: str, users: list[tuple[str, bytes, str]]) -> None:
