@@ -260,6 +260,18 @@ class ChaosLoop(threading.Thread):
                 p["seconds"],
             )
             return {"rule": "cutSubscription", "for": p["seconds"]}
+        if k == P.SLOW_ANSWER:
+            # The simulator waits, then serves the request: the records are stored after the client gave up on it.
+            self.board.add_rule(
+                {
+                    "kind": "latency",
+                    "latencyMillis": p["latencyMillis"],
+                    "probability": p["probability"],
+                    "operations": ["PutRecords"],
+                },
+                p["seconds"],
+            )
+            return {"rule": "latency", "for": p["seconds"]}
         if k == P.CLOCK_OFFSET:
             self.admin.settings(clockOffsetMs=p["ms"])
             return {"clockOffsetMs": p["ms"]}

@@ -127,7 +127,9 @@ def pipeline_writer(source: Any, args: argparse.Namespace, options: dict[str, st
         "'\",\"p\":', cast(data as string), '}') as data",
     )
     sink = {k: v for k, v in options.items() if k not in ("streamName", "initialPosition", "consumerMode")}
-    sink |= {"streamName": args.sink_stream, "preserveKeyOrder": "true"}
+    # An attempt timeout shorter than the chaos's slow answers (6-8 s, soak/plan.py): the sink resends a request
+    # whose records Kinesis stores all the same, the third source of duplicates (what a user's shorter timeout meets).
+    sink |= {"streamName": args.sink_stream, "preserveKeyOrder": "true", "apiCallAttemptTimeout": "5s"}
     if args.aggregation == "kpl":
         sink["aggregation"] = "kpl"
     return tagged.writeStream.format("kinesis").options(**sink)

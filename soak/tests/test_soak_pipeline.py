@@ -11,6 +11,7 @@ from typing import Any
 from aws_kinesis_agg.aggregator import RecordAggregator  # type: ignore[import-untyped]
 
 from bench.env import boto3_client
+from soak import plan as P
 from soak.pipeline_checks import REPLAYED, RESENT, RETRIED, duplicate_causes, evaluate_pipeline
 from soak.pipeline_reader import Copy, Misplaced, StreamTail, Tag
 from soak.producer import Ack
@@ -126,3 +127,11 @@ def test_the_reader_splits_aggregates_and_skips_a_misplaced_one(simulator_admin:
     client.put_record(StreamName=stream, Data=_tagged(5), PartitionKey="k5", ExplicitHashKey="7")
     tail.refresh()
     assert ("shardId-000000000009", "005", 0) in tail.sources() and len(tail.copies(shards)) == 4
+
+
+def test_only_the_pipeline_modes_meet_slow_answers_and_the_reader_modes_plans_stay_as_they_were() -> None:
+    assert P.SLOW_ANSWER in P.menu_for("full", "pipeline") and P.SLOW_ANSWER in P.menu_for("full", "pipeline-kpl")
+    assert all(P.SLOW_ANSWER not in P.menu_for("full", mode) for mode in ("polling", "efo"))
+    # make test's reader-mode plan (seed 121, docs/dev/soak.md): its driver kill stays at 12.8 s
+    short = P.PlanSettings(60, "short", 3.0, 5.0, 0.6)
+    assert [f.at for f in P.plan(121, "polling", short) if f.kind == P.DRIVER_KILL] == [12.8]
