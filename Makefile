@@ -202,7 +202,8 @@ clean: simulator-clean
 # --- chaos soak (soak/; docs/dev/soak.md) --------------------------------------------------------------------------
 # A seeded chaos run per reader mode (polling, efo): a boto3 producer, the source on local-cluster[2,1,1024] through
 # spark-submit into an idempotent sink, faults from the seed's plan, then the checks. SEED replays a run (default: a
-# new seed, printed); MINUTES of chaos per mode; SOAK_ARGS e.g. "--modes efo --keep". Results in soak/results/.
+# new seed, printed); MINUTES of chaos per mode; SOAK_ARGS e.g. "--modes efo --keep" (or "--modes pipeline-kpl":
+# the query writes to a second stream with the connector's sink, see soak-pipeline). Results in soak/results/.
 SEED      ?=
 MINUTES   ?= 10
 SOAK_ARGS ?=
