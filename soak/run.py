@@ -446,7 +446,8 @@ def print_summary(summary: dict[str, Any], log: Log) -> None:
             )
         else:
             log(
-                f"    pipeline: A holds {fig['storedRecords']} records ({fig['acknowledged']} acknowledged); "
+                f"    pipeline: A holds {fig['storedRecords']} records ({fig['acknowledged']} acknowledged, "
+                f"{fig['producerDuplicatesInA']} stored twice by the producer); "
                 f"lost {fig['lost']}, out of key order {fig['keyOrderViolations']}; B holds {fig['bUserRecords']} "
                 f"user records in {fig.get('shardsB')} shards ({fig.get('closedShardsB')} closed); duplicates "
                 f"{fig['duplicated']} (rate {fig['duplicateRate']}) by cause {fig['duplicatesByCause']}; misplaced "

@@ -91,6 +91,19 @@ def test_key_order_is_over_first_occurrences_and_a_misplaced_resend_is_explained
     assert passed["per-key order of first occurrences in B"] and figures["keyOrderBehindMisplacedResend"] == 1
 
 
+def test_a_record_a_holds_twice_is_one_record_for_key_order() -> None:
+    # The producer's answer came late: it resent record 1, and the late request was stored after record 2.
+    a = [_a(0), _a(1), _a(2)]
+    late = StreamRecord(("shardId-000000000000", "003", 0), "key-00", a[1].data, a[1].payload)
+    a.append(late)
+    passed, figures = _verdict(a, [_copy(r, i) for i, r in enumerate(a)])
+    assert passed["per-key order of first occurrences in B"] and passed["every record of A is in B"]
+    assert figures["producerDuplicatesInA"] == 1 and figures["duplicated"] == 0
+    # The late copy missing from B is a loss all the same.
+    passed, _ = _verdict(a, [_copy(r, i) for i, r in enumerate(a[:3])])
+    assert not passed["every record of A is in B"]
+
+
 def _tagged(n: int) -> bytes:
     return json.dumps({"src": f"shardId-000000000009 {n:03d} 0", "inc": 1, "eval": "5", "p": {"n": n}}).encode()
 
