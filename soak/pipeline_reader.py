@@ -58,11 +58,7 @@ class Copy:
 
     @property
     def payload(self) -> Payload:
-        p = self.tag.payload if self.tag else {}
-        try:
-            return Payload(str(p["id"]), str(p["key"]), int(p["n"]))
-        except (KeyError, TypeError, ValueError):
-            return Payload(None, None, None)
+        return Payload.of(self.tag.payload if self.tag else {})
 
 
 @dataclass(frozen=True)
