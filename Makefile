@@ -202,17 +202,22 @@ clean: simulator-clean
 # --- chaos soak (soak/; docs/dev/soak.md) --------------------------------------------------------------------------
 # A seeded chaos run per reader mode (polling, efo): a boto3 producer, the source on local-cluster[2,1,1024] through
 # spark-submit into an idempotent sink, faults from the seed's plan, then the checks. SEED replays a run (default: a
-# new seed, printed); MINUTES of chaos per mode; SOAK_ARGS e.g. "--modes efo --keep". Results in soak/results/.
+# new seed, printed); MINUTES of chaos per mode; SOAK_ARGS e.g. "--modes efo --keep" (or "--modes pipeline-kpl":
+# the query writes to a second stream with the connector's sink, see soak-pipeline). Results in soak/results/.
 SEED      ?=
 MINUTES   ?= 10
 SOAK_ARGS ?=
 
-.PHONY: soak
+.PHONY: soak soak-pipeline
 
 soak: $(SBT_LAUNCHER) $(VENV)/.installed
 	$(SBT) connector/assembly connectorSpark35/assembly simulator/assembly < /dev/null
 	$(MAKE) python-jar
 	SPARK_HOME=$(PYSPARK_HOME) $(PY) -m soak.run $(if $(SEED),--seed $(SEED)) --minutes $(MINUTES) $(SOAK_ARGS)
+
+# The pipeline modes: A -> source -> sink -> B, plain and aggregation=kpl (docs/dev/soak.md, "Pipeline mode").
+soak-pipeline:
+	$(MAKE) soak SOAK_ARGS="--modes pipeline,pipeline-kpl $(SOAK_ARGS)"
 
 # --- release artifacts (docs/dev/releasing.md) -----------------------------------------------------------------
 # dist/maven: a Maven repository with spark-kinesis_2.13 and _2.12 (the shaded jar as the main artifact, sources,

@@ -72,6 +72,21 @@ def key_order_violations(sequence: Iterable[Keyed]) -> list[dict[str, Any]]:
     return bad
 
 
+def acknowledged_in_stream(acked: Mapping[str, Ack], in_stream: Mapping[Position, StreamRecord]) -> Check:
+    """The ground truth holds together: every acknowledged record is where Kinesis said it stored it."""
+    missing = [
+        {"id": a.id, "shard": a.shard, "seq": a.seq}
+        for a in acked.values()
+        if (found := in_stream.get((a.shard, a.seq, 0))) is None or found.payload.id != a.id
+    ]
+    return _check(
+        "acknowledged records are in the stream (independent reader)",
+        missing,
+        f"all {len(acked)} acknowledged records found where Kinesis acknowledged them",
+        "{n} acknowledged records not found by the independent reader (simulator or harness fault)",
+    )
+
+
 def evaluate(
     stream: str,
     acked: Mapping[str, Ack],
@@ -88,22 +103,7 @@ def evaluate(
     sink_by_position: Counter[Position] = Counter(r.position for r in sink_rows)
     sink_rows_by_id: Counter[str] = Counter(r.payload.id for r in sink_rows if r.payload.id is not None)
 
-    checks: list[Check] = []
-
-    # The ground truth holds together: every acknowledged record is where Kinesis said it stored it.
-    missing_acks = [
-        {"id": a.id, "shard": a.shard, "seq": a.seq}
-        for a in acked.values()
-        if (found := in_stream.get((a.shard, a.seq, 0))) is None or found.payload.id != a.id
-    ]
-    checks.append(
-        _check(
-            "acknowledged records are in the stream (independent reader)",
-            missing_acks,
-            f"all {len(acked)} acknowledged records found where Kinesis acknowledged them",
-            "{n} acknowledged records not found by the independent reader (simulator or harness fault)",
-        )
-    )
+    checks: list[Check] = [acknowledged_in_stream(acked, in_stream)]
     unparseable = [p for p, r in in_stream.items() if r.payload.id is None]
     checks.append(
         _check(

@@ -101,7 +101,16 @@ class DriverSupervisor:
     monitor never act on a driver at the same time."""
 
     def __init__(
-        self, work: Path, endpoint: str, stream: str, mode: str, jar: str, spark_home: str, trigger: str = "1 second"
+        self,
+        work: Path,
+        endpoint: str,
+        stream: str,
+        mode: str,
+        jar: str,
+        spark_home: str,
+        trigger: str = "1 second",
+        sink_stream: str | None = None,
+        aggregation: str = "none",
     ) -> None:
         self.work = work
         self.control = work / "control"
@@ -110,6 +119,8 @@ class DriverSupervisor:
         self.sink = work / "sink"
         self.endpoint, self.stream, self.mode, self.jar, self.spark_home = endpoint, stream, mode, jar, spark_home
         self.trigger = trigger
+        #: pipeline modes: the query writes to this stream with the connector's sink (soak/driver_job.py)
+        self.sink_stream, self.aggregation = sink_stream, aggregation
         self.incarnations: list[Incarnation] = []
         self.failures: list[dict[str, Any]] = []
         self._lock = threading.RLock()
@@ -157,6 +168,7 @@ class DriverSupervisor:
                 str(n),
                 "--trigger",
                 self.trigger,
+                *(["--sink-stream", self.sink_stream, "--aggregation", self.aggregation] if self.sink_stream else []),
             ]
             env = {k: v for k, v in os.environ.items() if k not in ("PYSPARK_GATEWAY_PORT", "PYSPARK_GATEWAY_SECRET")}
             env |= {
@@ -266,6 +278,13 @@ class DriverSupervisor:
                     }
                 )
             return result
+
+    def first_batch_committed(self) -> bool:
+        """Whether the checkpoint holds a committed batch. Until then a restart goes through Spark's check that a new
+        query's checkpoint is empty, which a stop or kill during the first offset-log write fails (see
+        docs/troubleshooting.md, "should be empty on batch 0")."""
+        commits = self.checkpoint / "commits"
+        return commits.is_dir() and any(p.name.isdigit() for p in commits.iterdir())
 
     def restart(self) -> dict[str, Any]:
         inc = self.start()

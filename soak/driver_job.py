@@ -11,6 +11,12 @@ DataFrame gives them. A replay that writes rows other than the file already hold
 deterministic-replay guarantee; it is kept as `replay-mismatch-*.json` evidence before the file is replaced.
 
 The harness talks to it through files in the control folder (no port to find, nothing to hang on):
+In the pipeline modes (`--sink-stream B`) the query instead writes every row to stream B with the connector's own
+sink (`writeStream.format("kinesis")`, `preserveKeyOrder=true`, with `--aggregation kpl` packed as KPL aggregates),
+each record's data tagged with where it came from and who wrote it: `{"src": "<A shard> <A sequence number> <A
+sub-sequence number>", "inc": <driver incarnation>, "eval": "<executor nanoTime>", "p": <A's data>}`.
+The tag lets the checks tell a duplicate's cause (soak/pipeline_checks.py); the partition key is A's.
+
 `<n>.started.json` (written once the query runs: the JVM's pid), `<n>.stop` (asks for a graceful stop),
 `<n>.measure-<k>` (asks for the heap after a full GC, answered in `<n>.measure-<k>.json`), `<n>.progress.jsonl`
 (the query's progress, one line per batch), `<n>.exit.json` (why it ended: a requested stop, or the exception).
@@ -108,12 +114,35 @@ def progress_line(p: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def pipeline_writer(source: Any, args: argparse.Namespace, options: dict[str, str], incarnation: int) -> Any:
+    """Stream A's rows to stream B through the connector's sink, each tagged with its origin and its evaluation."""
+    # `eval` is the executor's System.nanoTime when the row was computed (`java_method`, which Spark treats as
+    # nondeterministic: computed per row, never folded). Spark has no SQL function for a task's attempt, and a
+    # Python UDF would start a Python worker in every executor; this tells the same apart: a retried task computes
+    # its rows again (another value), while the sink resending a request sends the same bytes (the same value).
+    tagged = source.selectExpr(
+        "partitionKey",
+        "concat('{\"src\":\"', shardId, ' ', sequenceNumber, ' ', subSequenceNumber, "
+        f"'\",\"inc\":{incarnation},\"eval\":\"', java_method('java.lang.System', 'nanoTime'), "
+        "'\",\"p\":', cast(data as string), '}') as data",
+    )
+    sink = {k: v for k, v in options.items() if k not in ("streamName", "initialPosition", "consumerMode")}
+    # An attempt timeout shorter than the chaos's slow answers (6-8 s, soak/plan.py): the sink resends a request
+    # whose records Kinesis stores all the same, the third source of duplicates (what a user's shorter timeout meets).
+    sink |= {"streamName": args.sink_stream, "preserveKeyOrder": "true", "apiCallAttemptTimeout": "5s"}
+    if args.aggregation == "kpl":
+        sink["aggregation"] = "kpl"
+    return tagged.writeStream.format("kinesis").options(**sink)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     for name in ("--endpoint", "--stream", "--mode", "--checkpoint", "--sink", "--control"):
         parser.add_argument(name, required=True)
     parser.add_argument("--incarnation", type=int, required=True)
     parser.add_argument("--trigger", default="1 second")
+    parser.add_argument("--sink-stream", default=None, help="pipeline mode: write every row to this stream")
+    parser.add_argument("--aggregation", default="none", choices=["none", "kpl"])
     args = parser.parse_args(argv)
     control = Path(args.control)
     n = args.incarnation
@@ -137,15 +166,16 @@ def main(argv: list[str] | None = None) -> int:
         "initialPosition": "trim_horizon",
         "consumerMode": args.mode,
     }
-    df = (
-        spark.readStream.format("kinesis")
-        .options(**options)
-        .load()
-        .selectExpr("stream", "shardId", "sequenceNumber", "subSequenceNumber", "cast(data as string) as data")
-    )
+    source = spark.readStream.format("kinesis").options(**options).load()
+    if args.sink_stream is None:
+        df = source.selectExpr(
+            "stream", "shardId", "sequenceNumber", "subSequenceNumber", "cast(data as string) as data"
+        )
+        writer = df.writeStream.foreachBatch(BatchSink(Path(args.sink)))
+    else:
+        writer = pipeline_writer(source, args, options, n)
     query = (
-        df.writeStream.foreachBatch(BatchSink(Path(args.sink)))
-        .trigger(processingTime=args.trigger)
+        writer.trigger(processingTime=args.trigger)
         .option("checkpointLocation", args.checkpoint)
         .queryName(f"soak-{args.mode}")
         .start()

@@ -32,6 +32,7 @@ QUERY_RESTART = "query_restart"
 DRIVER_KILL = "driver_kill"
 EXECUTOR_KILL = "executor_kill"
 CLOCK_OFFSET = "clock_offset"
+SLOW_ANSWER = "slow_answer"
 
 ALL_KINDS = (
     SPLIT,
@@ -46,11 +47,15 @@ ALL_KINDS = (
     DRIVER_KILL,
     EXECUTOR_KILL,
     CLOCK_OFFSET,
+    SLOW_ANSWER,
 )
 #: faults after which the driver is another process
 DRIVER_ENDING = frozenset({QUERY_RESTART, DRIVER_KILL})
 #: what only an enhanced fan-out reader meets
 EFO_ONLY = frozenset({CUT_SUBSCRIPTION})
+#: what only the pipeline modes meet: an answer to PutRecords that comes after the sink gave up on it (the records
+#: stored all the same), the one way the simulator makes a writer resend what Kinesis already holds
+PIPELINE_ONLY = frozenset({SLOW_ANSWER})
 
 #: `full` is `make soak`'s; `short` is the 60-second pytest's (what the brief asks at least, and the EFO cut)
 MENUS: dict[str, tuple[str, ...]] = {
@@ -82,10 +87,15 @@ class PlannedFault:
 
 
 def menu_for(menu: str, mode: str) -> tuple[str, ...]:
-    """The menu's kinds a reader in `mode` can meet (a subscription cut only reaches enhanced fan-out)."""
+    """The menu's kinds a run in `mode` can meet (a subscription cut only reaches enhanced fan-out, a slow answer to
+    PutRecords matters only to the pipeline modes' sink). Filtering keeps the reader modes' plans as they were."""
     if menu not in MENUS:
         raise ValueError(f"unknown fault menu '{menu}'; known: {', '.join(MENUS)}")
-    return tuple(k for k in MENUS[menu] if mode == "efo" or k not in EFO_ONLY)
+    return tuple(
+        k
+        for k in MENUS[menu]
+        if (mode == "efo" or k not in EFO_ONLY) and (mode.startswith("pipeline") or k not in PIPELINE_ONLY)
+    )
 
 
 def _params(kind: str, rng: random.Random) -> dict[str, Any]:
@@ -121,6 +131,13 @@ def _params(kind: str, rng: random.Random) -> dict[str, Any]:
         return {"how": rng.choice(["expireAll", "fault"]), "probability": 0.5, "seconds": storm()}
     if kind == CUT_SUBSCRIPTION:
         return {"afterEvents": rng.randint(1, 5), "probability": rng.choice([0.3, 0.6, 1.0]), "seconds": storm()}
+    if kind == SLOW_ANSWER:
+        # Later than the pipeline sink's 5 s apiCallAttemptTimeout (soak/driver_job.py), so the sink resends.
+        return {
+            "latencyMillis": rng.choice([6000, 8000]),
+            "probability": rng.choice([0.1, 0.2, 0.3]),
+            "seconds": storm(),
+        }
     if kind == EXECUTOR_KILL:
         return {"pick": round(rng.random(), 4)}
     if kind == CLOCK_OFFSET:

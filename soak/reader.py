@@ -28,17 +28,25 @@ class StreamRecord:
     payload: Payload
 
 
-def list_shards(client: Any, stream: str) -> list[ShardInfo]:
-    shards: list[ShardInfo] = []
+def described_shards(client: Any, stream: str) -> list[dict[str, Any]]:
+    """Every shard as ListShards describes it (id, parents, hash key range, sequence number range), all pages."""
+    shards: list[dict[str, Any]] = []
     kwargs: dict[str, Any] = {"StreamName": stream}
     while True:
         page = client.list_shards(**kwargs)
-        for s in page["Shards"]:
-            parents = tuple(p for p in (s.get("ParentShardId"), s.get("AdjacentParentShardId")) if p)
-            shards.append(ShardInfo(s["ShardId"], parents, "EndingSequenceNumber" in s.get("SequenceNumberRange", {})))
+        shards.extend(page["Shards"])
         if not page.get("NextToken"):
             return shards
         kwargs = {"NextToken": page["NextToken"]}
+
+
+def shard_info(s: dict[str, Any]) -> ShardInfo:
+    parents = tuple(p for p in (s.get("ParentShardId"), s.get("AdjacentParentShardId")) if p)
+    return ShardInfo(s["ShardId"], parents, "EndingSequenceNumber" in s.get("SequenceNumberRange", {}))
+
+
+def list_shards(client: Any, stream: str) -> list[ShardInfo]:
+    return [shard_info(s) for s in described_shards(client, stream)]
 
 
 def lineage_order(shards: list[ShardInfo]) -> list[str]:

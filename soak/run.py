@@ -1,6 +1,7 @@
 """`make soak` (python -m soak.run): one seeded chaos run per reader mode, its checks, a summary.
 
-    python -m soak.run [--seed S] [--minutes M | --seconds S] [--modes polling,efo] [--menu full|short]
+    python -m soak.run [--seed S] [--minutes M | --seconds S] [--modes polling,efo,pipeline,pipeline-kpl]
+                       [--menu full|short]
                        [--rate R] [--gap-min S] [--gap-max S] [--warmup S] [--keep] [--out DIR]
 
 Per mode, on a simulator of its own: a stream of 4 shards; the producer (soak/producer.py) starts; the driver
@@ -9,7 +10,12 @@ Per mode, on a simulator of its own: a stream of 4 shards; the producer (soak/pr
 a failure) and sampled (heap after GC, threads, fds); then everything is calmed, the producer stops and resends
 until all it generated is acknowledged, the independent reader (soak/reader.py) reads the whole stream, the query
 is given until the sink holds every record the stream holds (or the run fails), sampled once more and stopped, and
-the checks (soak/checks.py, soak/resources.py) run. The summary is printed and written with the timeline to
+the checks (soak/checks.py, soak/resources.py) run.
+
+The pipeline modes (`pipeline`, `pipeline-kpl`) read stream A with the source (polling) and write every row to a
+stream B with the connector's sink (`aggregation=kpl` in the second); the chaos works on both streams (storms on
+both, splits and merges on B twice as often as on A), the independent reader reads B too (soak/pipeline_reader.py)
+and the checks compare A with B (soak/pipeline_checks.py). The summary is printed and written with the timeline to
 soak/results/; the work folder (checkpoint, sink, driver logs, simulator log, the producer's ledger) is kept under
 soak/results/tmp/ when a check failed or with --keep. Exit code 1 when any check failed.
 """
@@ -34,12 +40,16 @@ from soak.chaos import ChaosLoop, FaultBoard, shard_count
 from soak.checks import Check, evaluate
 from soak.driver import DriverSupervisor
 from soak.env import RESULTS, SimulatorAdmin, kinesis_client, private_spark_home, simulator, snapshot_jars, wait_for
+from soak.pipeline_checks import evaluate_pipeline
+from soak.pipeline_reader import StreamTail
 from soak.producer import Producer
-from soak.reader import read_stream
+from soak.reader import ShardInfo, lineage_order, read_stream
 from soak.resources import Bounds, baseline, leak_check
 from soak.sink import SinkReader
 
 MODES = ("polling", "efo")
+#: A -> source -> sink -> B, plain and with KPL aggregation
+PIPELINE_MODES = ("pipeline", "pipeline-kpl")
 
 
 @dataclass
@@ -109,6 +119,8 @@ def run_mode(settings: SoakSettings, mode: str, work: Path, jars: tuple[Path, Pa
         log(f"  plan +{f.at:6.1f}s #{f.index} {f.kind} {f.params}")
     work.mkdir(parents=True, exist_ok=True)
     stream = f"soak-{mode}-{settings.seed}"
+    pipeline = mode in PIPELINE_MODES
+    stream_b = f"{stream}-b" if pipeline else None
     checks: list[Check] = []
     harness_errors: list[str] = []
     samples: list[dict[str, Any]] = []
@@ -118,6 +130,8 @@ def run_mode(settings: SoakSettings, mode: str, work: Path, jars: tuple[Path, Pa
         admin = SimulatorAdmin(endpoint)
         client = kinesis_client(endpoint)
         _create_stream(client, stream, settings.shards)
+        if stream_b is not None:
+            _create_stream(client, stream_b, settings.shards)
         producer = Producer(
             endpoint,
             stream,
@@ -128,11 +142,30 @@ def run_mode(settings: SoakSettings, mode: str, work: Path, jars: tuple[Path, Pa
             work / "acknowledged.jsonl",
         )
         supervisor = DriverSupervisor(
-            work, endpoint, stream, mode, str(connector_jar), private_spark_home(work), settings.trigger
+            work,
+            endpoint,
+            stream,
+            "polling" if pipeline else mode,
+            str(connector_jar),
+            private_spark_home(work),
+            settings.trigger,
+            sink_stream=stream_b,
+            aggregation="kpl" if mode == "pipeline-kpl" else "none",
         )
         sink = SinkReader(supervisor.sink)
-        board = FaultBoard(admin, stream, settings.seed)
-        chaos = ChaosLoop(faults, settings.seconds, admin, client, stream, supervisor, board, log)
+        tail = StreamTail(kinesis_client(endpoint), stream_b) if stream_b is not None else None
+        board = FaultBoard(admin, (stream, stream_b) if stream_b is not None else stream, settings.seed)
+        chaos = ChaosLoop(
+            faults,
+            settings.seconds,
+            admin,
+            client,
+            stream,
+            supervisor,
+            board,
+            log,
+            reshard_streams=(stream_b, stream, stream_b) if stream_b is not None else (),
+        )
         caught_up = False
         try:
             producer.start()
@@ -162,12 +195,18 @@ def run_mode(settings: SoakSettings, mode: str, work: Path, jars: tuple[Path, Pa
             log(f"independent reader: {len(stored)} records in {len(shards)} shards; waiting for the sink")
             deadline = time.monotonic() + settings.catchup_timeout
 
-            def sink_holds_stream() -> bool:
+            def delivered() -> set[Any]:
+                if tail is not None:
+                    tail.refresh()
+                    return tail.sources()
                 sink.refresh()
-                return stored <= sink.positions() or time.monotonic() > deadline
+                return sink.positions()
+
+            def sink_holds_stream() -> bool:
+                return stored <= delivered() or time.monotonic() > deadline
 
             _watch(lambda: not sink_holds_stream(), supervisor, sink, producer, samples, settings, log, client, stream)
-            caught_up = stored <= sink.positions()
+            caught_up = stored <= delivered()
             if not caught_up:
                 log(f"the sink did not catch up within {settings.catchup_timeout:.0f} s")
             last = supervisor.current
@@ -183,8 +222,20 @@ def run_mode(settings: SoakSettings, mode: str, work: Path, jars: tuple[Path, Pa
             start = baseline(samples, last.number, settings.warmup)
             log("stopping the query")
             stopped = supervisor.stop_gracefully()
-            sink.refresh()
-            data_checks, figures = evaluate(stream, producer.acknowledged(), shards, records, sink.rows())
+            if tail is not None:
+                tail.refresh()
+                order = lineage_order([ShardInfo(i, parents, False) for i, parents in tail.lineage()])
+                put_faults = (
+                    admin.counters().get("streams", {}).get(stream_b, {}).get("operations", {}).get("PutRecords", {})
+                ).get("faults", 0)
+                data_checks, figures = evaluate_pipeline(
+                    producer.acknowledged(), records, tail.copies(order), tail.misplaced, put_faults
+                )
+                closed_b, all_b = tail.shard_counts()
+                figures |= {"shards": len(shards), "shardsB": all_b, "closedShardsB": closed_b}
+            else:
+                sink.refresh()
+                data_checks, figures = evaluate(stream, producer.acknowledged(), shards, records, sink.rows())
             checks.extend(data_checks)
             checks.append(
                 Check(
@@ -196,16 +247,17 @@ def run_mode(settings: SoakSettings, mode: str, work: Path, jars: tuple[Path, Pa
                 )
             )
             mismatches = [p.name for p in sink.replay_mismatches()]
-            checks.append(
-                Check(
-                    "a replayed batch writes the same rows (deterministic replay)",
-                    not mismatches,
-                    "no batch rewritten with other rows"
-                    if not mismatches
-                    else f"{len(mismatches)} batches rewritten with other rows",
-                    mismatches,
+            if not pipeline:
+                checks.append(
+                    Check(
+                        "a replayed batch writes the same rows (deterministic replay)",
+                        not mismatches,
+                        "no batch rewritten with other rows"
+                        if not mismatches
+                        else f"{len(mismatches)} batches rewritten with other rows",
+                        mismatches,
+                    )
                 )
-            )
             failures = supervisor.failures
             checks.append(
                 Check(
@@ -303,9 +355,11 @@ def _watch(
                 open_shards, all_shards = shard_count(client, stream)
             except Exception:  # noqa: BLE001 - a status line is best effort during a storm
                 open_shards = all_shards = -1
+            # The pipeline modes' sink is stream B, read once the chaos is over (soak/pipeline_reader.py).
+            in_sink = f"{len(sink.ids())} ids / {sink.batches()} batches" if sink.folder.is_dir() else "(stream B)"
             log(
                 f"status: generated {producer.stats.generated}, acknowledged {producer.stats.acknowledged}, "
-                f"pending {producer.pending_count()}, in sink {len(sink.ids())} ids / {sink.batches()} batches, "
+                f"pending {producer.pending_count()}, in sink {in_sink}, "
                 f"driver {inc.number if inc else '-'} {'running' if supervisor.is_ready() else 'starting'}, "
                 f"executors {len(supervisor.executors())}, shards {open_shards} open / {all_shards}"
             )
@@ -382,12 +436,24 @@ def print_summary(summary: dict[str, Any], log: Log) -> None:
             f"--- {m['mode']}: {'passed' if m['passed'] else 'FAILED'}; faults {m['faultsInjected']} "
             f"(skipped or failed: {m['faultsSkippedOrFailed']})"
         )
-        log(
-            f"    produced (acknowledged) {fig.get('acknowledged')}, stored {fig.get('storedRecords')} "
-            f"(producer duplicates {fig.get('producerDuplicates')}), read {fig.get('read')}, lost {fig.get('lost')}, "
-            f"duplicated {fig.get('duplicated')}, out of key order {fig.get('keyOrderViolations')}; "
-            f"{m.get('batches')} batches, {len(m['drivers'])} drivers, shards {fig.get('shards')}"
-        )
+        if "bUserRecords" not in fig:
+            log(
+                f"    produced (acknowledged) {fig.get('acknowledged')}, stored {fig.get('storedRecords')} "
+                f"(producer duplicates {fig.get('producerDuplicates')}), read {fig.get('read')}, "
+                f"lost {fig.get('lost')}, duplicated {fig.get('duplicated')}, "
+                f"out of key order {fig.get('keyOrderViolations')}; "
+                f"{m.get('batches')} batches, {len(m['drivers'])} drivers, shards {fig.get('shards')}"
+            )
+        else:
+            log(
+                f"    pipeline: A holds {fig['storedRecords']} records ({fig['acknowledged']} acknowledged, "
+                f"{fig['producerDuplicatesInA']} stored twice by the producer); "
+                f"lost {fig['lost']}, out of key order {fig['keyOrderViolations']}; B holds {fig['bUserRecords']} "
+                f"user records in {fig.get('shardsB')} shards ({fig.get('closedShardsB')} closed); duplicates "
+                f"{fig['duplicated']} (rate {fig['duplicateRate']}) by cause {fig['duplicatesByCause']}; misplaced "
+                f"aggregates skipped {fig['misplacedAggregatesSkipped']}, key order behind a misplaced resend "
+                f"{fig['keyOrderBehindMisplacedResend']}; {len(m['drivers'])} drivers"
+            )
         log(
             f"    driver {start.get('incarnation')}: heap after GC {start.get('heapUsedAfterGcMiB')} -> "
             f"{end.get('heapUsedAfterGcMiB')} MiB, threads {start.get('threadsCounted')} -> "
@@ -408,7 +474,9 @@ def main(argv: list[str] | None = None) -> int:
     length = parser.add_mutually_exclusive_group()
     length.add_argument("--minutes", type=float, default=10.0, help="length of the chaos phase per mode")
     length.add_argument("--seconds", type=float, default=None)
-    parser.add_argument("--modes", default=",".join(MODES), help="comma-separated: polling,efo")
+    parser.add_argument(
+        "--modes", default=",".join(MODES), help=f"comma-separated, of {','.join(MODES + PIPELINE_MODES)}"
+    )
     parser.add_argument("--menu", default="full", choices=sorted(P.MENUS))
     parser.add_argument("--rate", type=float, default=100.0, help="records per second")
     parser.add_argument("--gap-min", type=float, default=3.0, help="least seconds between two planned faults")
@@ -421,8 +489,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1, 10**6)
     modes = tuple(m.strip() for m in args.modes.split(",") if m.strip())
-    if any(m not in MODES for m in modes):
-        parser.error(f"--modes: each of {', '.join(MODES)}")
+    if any(m not in MODES + PIPELINE_MODES for m in modes):
+        parser.error(f"--modes: each of {', '.join(MODES + PIPELINE_MODES)}")
     settings = SoakSettings(
         seed=seed,
         seconds=args.seconds if args.seconds is not None else args.minutes * 60,

@@ -28,7 +28,14 @@ class Payload:
     @staticmethod
     def parse(data: str) -> Payload:
         try:
-            value: Any = json.loads(data)
+            return Payload.of(json.loads(data))
+        except ValueError:
+            return Payload(None, None, None)
+
+    @staticmethod
+    def of(value: Any) -> Payload:
+        """From the producer's JSON already parsed (the pipeline modes carry it inside their tag)."""
+        try:
             return Payload(str(value["id"]), str(value["key"]), int(value["n"]))
         except (ValueError, KeyError, TypeError):
             return Payload(None, None, None)

@@ -7,13 +7,12 @@ pytest's tmp folder when a check fails."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
 from soak import plan as P
-from soak.run import SoakSettings, run
+from soak.tests.sixty_seconds import run_sixty_seconds
 
 #: a seed whose short plans (both modes) kill an executor under the running query first, the driver once and early
 #: (at 12.8 s polling, 7.0 s EFO, so its successor runs and warms up well before the end), and executors again later
@@ -24,23 +23,7 @@ REQUIRED = {P.SPLIT, P.THROTTLE_STORM, P.HTTP5XX_STORM, P.DRIVER_KILL, P.EXECUTO
 
 @pytest.mark.parametrize("mode", ["polling", "efo"])
 def test_sixty_seconds_of_chaos_lose_nothing_duplicate_nothing_and_keep_key_order(mode: str, tmp_path: Path) -> None:
-    settings = SoakSettings(
-        seed=SEED,
-        seconds=60,
-        modes=(mode,),
-        menu="short",
-        gap_min=3.0,
-        gap_max=5.0,
-        warmup=10.0,
-        sample_every=5.0,
-        catchup_timeout=150.0,
-        out=tmp_path,
-    )
-    summary, code = run(settings)
-    [result] = summary["modes"]
-    failed = [c for c in result["checks"] if not c["passed"]]
-    assert not failed, json.dumps(failed, indent=2, default=str)[:6000]
-    assert code == 0 and summary["passed"]
+    settings, result = run_sixty_seconds(SEED, mode, tmp_path)
 
     effective = {e["kind"] for e in result["timeline"] if not any(k in e["outcome"] for k in ("skipped", "error"))}
     assert REQUIRED <= effective, f"faults without effect: {REQUIRED - effective}; timeline {result['timeline']}"
