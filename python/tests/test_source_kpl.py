@@ -8,21 +8,15 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import boto3
 import pytest
 from aws_kinesis_agg.aggregator import RecordAggregator
 from pyspark.sql import SparkSession
+from stream_reads import kinesis_client
 
 
 @pytest.fixture()
 def kinesis(kinesis_endpoint: str) -> Any:
-    return boto3.client(
-        "kinesis",
-        endpoint_url=kinesis_endpoint,
-        region_name="us-east-1",
-        aws_access_key_id="test",
-        aws_secret_access_key="test",
-    )
+    return kinesis_client(kinesis_endpoint)
 
 
 @pytest.fixture()

@@ -227,7 +227,9 @@ object ShardReader {
       }
     }
     val behind = Option(millisBehindLatest).map(_.longValue).getOrElse(0L)
-    Poll(out.result(), bytes, behind, ended, filled, AggregateCounts(misplaced, malformed))
+    val aggregates =
+      if (misplaced == 0 && malformed == 0) AggregateCounts.zero else AggregateCounts(misplaced, malformed)
+    Poll(out.result(), bytes, behind, ended, filled, aggregates)
   }
 
   /**
