@@ -45,7 +45,7 @@ object KinesisOptions {
   val InitialPosition = opt(
     "initialPosition",
     "latest",
-    "where a new query starts (a batch read without it starts at trim_horizon, as Kafka's; read_kinesis at latest, as Databricks'): latest, trim_horizon, earliest, at_timestamp, Databricks' JSON {\"at_timestamp\": ..., \"format\": ...}, or a JSON map of per-shard positions",
+    "where a new query starts (a batch read without it starts at trim_horizon, as Kafka's; read_kinesis at latest, as Databricks'): latest, trim_horizon, earliest, at_timestamp, Databricks' JSON {\"at_timestamp\": ..., \"format\": ...}, or a JSON map of per-shard positions (sequence numbers, or at_timestamp per shard)",
     Source
   )
   val InitialTimestamp =
@@ -53,7 +53,7 @@ object KinesisOptions {
   val EndingPosition = opt(
     "endingPosition",
     "latest",
-    "where a bounded read (batch, read_kinesis, Trigger.AvailableNow) ends: latest (the tip when the read starts), or at_timestamp with endingTimestamp, or per-shard positions (initialPosition's JSON form, or a checkpoint's offset JSON; batch reads)",
+    "where a bounded read (batch, read_kinesis, Trigger.AvailableNow) ends: latest (the tip when the read starts), or at_timestamp with endingTimestamp, or per-shard positions (initialPosition's JSON form, or a checkpoint's offset JSON)",
     Source
   )
   val EndingTimestamp = opt(

@@ -45,6 +45,17 @@ object EndPosition {
       case (Some(ShardPosition.TrimHorizon), _) => ShardPosition.TrimHorizon
       case _ => reached
     }
+
+    /** Whether a shard read up to `from` has nothing left before its named end (or is not to be read at all). */
+    def reached(key: ShardKey, from: Option[ShardPosition]): Boolean = (positions.get(key), from) match {
+      case (Some(ShardPosition.TrimHorizon), _) => true
+      case (Some(ShardPosition.After(seq, sub)), Some(start: ShardPosition.After)) =>
+        !executor.SequenceNumbers.isAfter(start, seq, sub)
+      case _ => false
+    }
+
+    /** A range ending at `to` in `key` ends at a position the user gave, which need not be a record. */
+    def endsAt(key: ShardKey, to: ShardPosition): Boolean = positions.get(key).contains(to)
   }
 }
 
@@ -369,11 +380,17 @@ object SourceConfig {
       ShardPosition.After(seqText(reader, option, raw, node.get("at_sequence_number")), sub.getOrElse(0L) - 1)
     } else if (node.has("after_sequence_number")) {
       ShardPosition.After(seqText(reader, option, raw, node.get("after_sequence_number")), sub.getOrElse(Long.MaxValue))
+    } else if (node.has("at_timestamp") && option == KinesisOptions.InitialPosition) {
+      // Kafka's startingOffsetsByTimestamp, per shard: from the first record that arrived at or after it.
+      ShardPosition.AtTimestamp(parseTimestamp(reader, option, node.get("at_timestamp").asText()))
     } else if (node.isTextual && node.asText().equalsIgnoreCase("trim_horizon")) ShardPosition.TrimHorizon
     else reader.fail(
       option,
       raw,
-      """shard positions {"at_sequence_number":"<seq>"} or {"after_sequence_number":"<seq>"}, each with an optional "sub""""
+      """shard positions {"at_sequence_number":"<seq>"} or {"after_sequence_number":"<seq>"}, each with an """ +
+        """optional "sub"""" + (if (option == KinesisOptions.InitialPosition)
+                                  """, or {"at_timestamp":"<ISO-8601 instant or epoch ms>"}"""
+                                else "; one time for every shard is endingPosition=at_timestamp with endingTimestamp")
     )
   }
 

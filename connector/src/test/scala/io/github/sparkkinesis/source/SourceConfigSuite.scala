@@ -31,6 +31,28 @@ class SourceConfigSuite extends AnyFunSuite {
     val twoStreams = """{"a":{"shardId-0":{"after_sequence_number":"5","sub":0}}}"""
     assert(config("streamName" -> "a,b", "initialPosition" -> twoStreams).initialPosition ==
       InitialPosition.PerShard(Map(ShardKey("a", "shardId-0") -> After("5", 0))))
+    val times = """{"shardId-0":{"at_timestamp":"2025-01-31T12:00:00Z"},"shardId-1":{"at_timestamp":1738324800001}}"""
+    assert(config("initialPosition" -> times).initialPosition == InitialPosition.PerShard(Map(
+      ShardKey("s", "shardId-0") -> AtTimestamp(1738324800000L),
+      ShardKey("s", "shardId-1") -> AtTimestamp(1738324800001L))))
+  }
+
+  test("per-shard times start a read, never end one (endingTimestamp does); a bad time names the option") {
+    def error(kv: (String, String)*) = intercept[KinesisOptionException](config(kv: _*)).getMessage
+    assert(error("initialPosition" -> """{"shardId-0":{"at_timestamp":"noon"}}""") == "Invalid value 'noon' for " +
+      "option 'initialPosition': expected an ISO-8601 instant such as 2025-01-31T12:00:00Z, or epoch milliseconds.")
+    assert(error("endingPosition" -> """{"shardId-0":{"at_timestamp":"2025-01-31T12:00:00Z"}}""")
+      .contains("one time for every shard is endingPosition=at_timestamp with endingTimestamp"))
+  }
+
+  test("per-shard ends: a shard is done once read up to its end, and a range ending there may end between records") {
+    val ends = EndPosition.PerShard(Map(ShardKey("s", "a") -> After("100", 2), ShardKey("s", "b") -> TrimHorizon))
+    val (a, b, c) = (ShardKey("s", "a"), ShardKey("s", "b"), ShardKey("s", "c"))
+    assert(!ends.reached(a, Some(After("100", 1))) && ends.reached(a, Some(After("100", 2))))
+    assert(ends.reached(a, Some(After("101", 0))) && !ends.reached(a, Some(TrimHorizon)) && !ends.reached(a, None))
+    assert(ends.reached(b, None) && !ends.reached(c, Some(After("5", 0))))
+    assert(ends.clip(a, After("150", 0)) == After("100", 2) && ends.clip(a, After("99", 0)) == After("99", 0))
+    assert(ends.endsAt(a, After("100", 2)) && !ends.endsAt(a, After("99", 0)) && !ends.endsAt(c, ShardEnd))
   }
 
   test("bad source values name the option and what is accepted") {

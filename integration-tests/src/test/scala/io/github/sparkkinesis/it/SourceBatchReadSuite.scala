@@ -88,6 +88,25 @@ class SourceBatchReadSuite extends AnyFunSuite with SourceTest {
     assert(backwards.startsWith(s"Option 'endingPosition' ends shard $stream/$a at "), backwards)
   }
 
+  test("per-shard ends bound Trigger.AvailableNow too; a later run reads no further in a shard at its end") {
+    val stream = newStreamName("ending-avnow")
+    kinesis.createStream(stream, 3)
+    val put = kinesis.putAll(stream, (1 to 36).map(i => (s"key-$i", s"v$i")))
+    val Seq(a, b, c) = kinesis.shardIds(stream).sorted
+    val Seq(inA, inB, inC) = Seq(a, b, c).map(s => put.filter(_.shardId == s))
+    assert(inA.size >= 3 && inB.size >= 2 && inC.nonEmpty, "the keys spread over every shard")
+    val options = Seq("initialPosition" -> "trim_horizon", "endingPosition" -> (
+      s"""{"$a": {"after_sequence_number": "${inA(2).sequenceNumber}"}, """ +
+        s""""$b": {"at_sequence_number": "${inB(1).sequenceNumber}"}}"""))
+    val checkpoint = newCheckpoint()
+    // Shard c, not named, ends at the tip seen at the start.
+    assertExactly(readAvailableNow(kinesisReader(stream, options: _*), checkpoint).records,
+      inA.take(3) ++ inB.take(1) ++ inC)
+    val later = kinesis.putAll(stream, (1 to 36).map(i => (s"key-$i", s"later-$i")))
+    assertExactly(readAvailableNow(kinesisReader(stream, options: _*), checkpoint).records,
+      later.filter(_.shardId == c))
+  }
+
   test("endingPosition given a query's committed offset reads exactly what that query had read") {
     val stream = newStreamName("ending-offset")
     kinesis.createStream(stream, 2)

@@ -68,6 +68,20 @@ class SourceInitialPositionSuite extends AnyFunSuite with SourceTest {
     assertExactly(read, onShard0.drop(3) ++ onShard1.drop(6))
   }
 
+  test("a JSON map may start a shard at a time: from its first record that arrived at or after it") {
+    val stream = newStreamName("json-ts")
+    kinesis.createStream(stream, 2)
+    val early = kinesis.putAll(stream, records("early", 30))
+    val Seq(shard0, shard1) = kinesis.shardIds(stream).sorted
+    val lastEarly = kinesis.arrivalMillis(stream, shard0).max
+    eventually("the clock to pass the early records' arrival") { System.currentTimeMillis() > lastEarly + 5 }
+    val late = kinesis.putAll(stream, records("late", 30))
+    assert(late.exists(_.shardId == shard0), "the keys spread over both shards")
+    val json = s"""{"$shard0": {"at_timestamp": "${java.time.Instant.ofEpochMilli(lastEarly + 1)}"}}"""
+    val read = readAvailableNow(kinesisReader(stream, "initialPosition" -> json)).records
+    assertExactly(read, late.filter(_.shardId == shard0) ++ (early ++ late).filter(_.shardId == shard1))
+  }
+
   test("latest reads only records put after the query started, and pins that start in the checkpoint") {
     val stream = newStreamName("latest")
     kinesis.createStream(stream, 4)

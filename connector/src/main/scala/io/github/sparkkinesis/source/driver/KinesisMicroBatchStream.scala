@@ -40,6 +40,9 @@ class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: String)
   private var availableNowStart: Option[Long] = None
   private var runEnd: Option[RunEnd] = None
   private def availableNow = availableNowStart.isDefined
+  /** `endingPosition` per shard (AvailableNow): each named shard is read up to its end and no further. */
+  private val shardEnds = config.endingPosition.collect { case e: EndPosition.PerShard => e }
+  private var shardEndsChecked = false
   private var lastAdvanced = true
   private var lastBehind = false
   private var lastSnapshotNanos = 0L
@@ -123,16 +126,17 @@ class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: String)
   override def latestOffset(startOffset: Offset, limit: ReadLimit): Offset = {
     // Spark prepares an AvailableNow run before it asks for its first batch: any other trigger has no end.
     if (!availableNow) SourceConfig.refuseEndingPositionForStreaming(config)
-    else if (config.endingPosition.exists(_.isInstanceOf[EndPosition.PerShard])) {
-      throw new KinesisOptionException(s"Option '${KinesisOptions.EndingPosition.key}' with per-shard positions " +
-        "bounds batch reads (spark.read, read_kinesis) only, not yet Trigger.AvailableNow: give latest or " +
-        "at_timestamp, or read the range with spark.read.")
-    }
     val start = KinesisSourceOffset.from(startOffset)
     // Real-time batches are planned from their start alone and end where their tasks got to (mergeOffsets).
     if (realTime) return start
     planner.checkStreams(start)
-    val readable = planner.readableShards(start)
+    if (!shardEndsChecked) {
+      shardEnds.foreach(planner.checkEnds(_, start))
+      shardEndsChecked = true
+    }
+    // A shard at its named end is done; its children stay unread, as they come after it.
+    val readable = shardEnds.fold(planner.readableShards(start))(e =>
+      planner.readableShards(start).filterNot(k => e.reached(k, start.get(k))))
     // After a listing made since the start: its answers' dates bound Kinesis' clock at the start.
     if (runEnd.isEmpty) runEnd = availableNowStart.map(RunEnd.startedAt(_, discovery.clock, config.endingPosition))
     if (readable.isEmpty) return unchanged(start)
@@ -177,7 +181,10 @@ class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: String)
       snapshots = next._1
       stats = next._2
     }
-    lastAdvanced = snapshots.exists(_.advanced)
+    // Reads past a named end are held, never planned: the offset stops at the end.
+    val advanced = snapshots.filter(_.advanced).map(s => s.key -> shardEnds.fold(s.last)(_.clip(s.key, s.last)))
+      .filter { case (key, to) => !start.get(key).contains(to) }
+    lastAdvanced = advanced.nonEmpty
     lastBehind = snapshots.exists(_.state.millisBehindLatest.exists(_ > CatchUpBehindMillis))
     lastSnapshotNanos = System.nanoTime()
     lastReadable = readable
@@ -187,7 +194,7 @@ class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: String)
     if (snapshots.exists(_.last == ShardEnd)) discovery.invalidate()
     if (!lastAdvanced) unchanged(start)
     else {
-      val end = planner.endOffset(start, snapshots.filter(_.advanced).map(s => s.key -> s.last))
+      val end = planner.endOffset(start, advanced)
       lastPlan = Some(end -> groups.map(_._1.map(_.key)))
       known.remember(end)
     }
@@ -200,6 +207,7 @@ class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: String)
     val ranges = end.positions.toSeq.sortBy(_._1).flatMap { case (key, to) =>
       val from = start.get(key).getOrElse(TrimHorizon)
       ShardRange.planned(key, from, to, shards.get(key).map(_.hashKeys))
+        .map(r => if (shardEnds.exists(_.endsAt(key, to))) r.copy(toIsRecord = false) else r)
     }
     val grouped = lastPlan.filter(_._1 == end) match {
       case Some((_, groups)) =>
