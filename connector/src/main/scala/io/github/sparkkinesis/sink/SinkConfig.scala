@@ -38,8 +38,8 @@ object AggregationConfig {
 /**
  * The sink's validated options, read once on the driver and shipped to the writer tasks.
  *
- * @param streamName the `streamName` option (or the stream of `streamARN`); when set it wins over a per-row
- *                   `stream` column
+ * @param streamName the `streamName` option, or `streamARN`'s ARN (requests then name the stream by its ARN); when
+ *                   set it wins over a per-row `stream` column
  */
 final case class SinkConfig(
     streamName: Option[String],
@@ -59,11 +59,12 @@ object SinkConfig {
 
   def apply(reader: OptionReader): SinkConfig = {
     import KinesisOptions._
-    // streamARN alone names the stream too (the source's options reused for the sink); it is written to by name.
+    // streamARN names the stream too (the source's options reused for the sink), and is written to by ARN: a
+    // stream of another account is reached only so.
     val named = if (reader.get(StreamName).isDefined) Some(StreamName) else reader.get(StreamARN).map(_ => StreamARN)
     val stream = named.map { option =>
       reader.streamNames match {
-        case Seq(one) => one
+        case Seq(one) => reader.streamArns.getOrElse(one, one)
         case _ =>
           val what = if (option == StreamName) "name" else "ARN"
           reader.fail(

@@ -1,6 +1,6 @@
 package io.github.sparkkinesis.sink
 
-import io.github.sparkkinesis.client.{ConnectionConfig, KinesisClientFactory, TtlCache}
+import io.github.sparkkinesis.client.{ConnectionConfig, KinesisClientFactory, StreamArn, TtlCache}
 import software.amazon.awssdk.core.exception.SdkException
 import software.amazon.awssdk.services.kinesis.model.{DescribeStreamSummaryRequest, ResourceNotFoundException}
 
@@ -29,7 +29,8 @@ object StreamLimits {
     val summary =
       try {
         KinesisClientFactory.sync(connection)
-          .describeStreamSummary(DescribeStreamSummaryRequest.builder().streamName(stream).build())
+          .describeStreamSummary((if (StreamArn.isArn(stream)) DescribeStreamSummaryRequest.builder().streamARN(stream)
+                                  else DescribeStreamSummaryRequest.builder().streamName(stream)).build())
           .streamDescriptionSummary()
       } catch {
         case _: ResourceNotFoundException => throw SinkErrors.streamNotFound(stream, connection)

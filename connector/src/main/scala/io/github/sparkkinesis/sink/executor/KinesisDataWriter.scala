@@ -201,13 +201,14 @@ final class KinesisDataWriter(
 
   /**
    * The stream a row's column names: a name, or an ARN (what the source's column holds for streams given by
-   * `streamARN`), written to by its name. Publishers are keyed by name, so both spellings share one.
+   * `streamARN`), written to by that ARN (another account's stream is reached only so). Publishers are keyed by
+   * the value, so a stream named both ways within one task gets a publisher for each.
    */
   private def streamNamed(value: String): String = StreamArn.parse(value) match {
     case Some(arn) =>
       if (arn.region != region)
         rejected(SinkErrors.arnInOtherRegion(columns.streamColumn, value, arn.region, region, at))
-      arn.name
+      value
     case None =>
       SinkInput.badStreamName(value).foreach(p => rejected(SinkErrors.badStream(columns.streamColumn, value, p, at)))
       value

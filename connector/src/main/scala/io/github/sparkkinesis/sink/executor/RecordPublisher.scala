@@ -4,7 +4,7 @@ package executor
 import java.util
 import java.util.concurrent.{CompletionException, LinkedBlockingQueue, TimeUnit}
 
-import io.github.sparkkinesis.client.RetryBackoff
+import io.github.sparkkinesis.client.{RetryBackoff, StreamArn}
 import org.apache.spark.{TaskContext, TaskKilledException}
 import org.slf4j.LoggerFactory
 import software.amazon.awssdk.services.kinesis.model._
@@ -201,7 +201,9 @@ final class RecordPublisher(
     metrics.sentRecords += batch.size
     metrics.batchSize = out.allowedBatch
     metrics.flowControlDelayMs = TimeUnit.NANOSECONDS.toMillis(out.pauseNanos)
-    val request = PutRecordsRequest.builder().streamName(stream).records(entries).build()
+    val named = PutRecordsRequest.builder()
+    val request = (if (StreamArn.isArn(stream)) named.streamARN(stream) else named.streamName(stream)).records(entries)
+      .build()
     sender.send(request, (response, error) => completions.add(new Completion(out, bytes, response, error)))
   }
 

@@ -7,7 +7,7 @@ import java.nio.ByteBuffer
 
 import scala.util.control.NonFatal
 
-import io.github.sparkkinesis.client.{ConnectionConfig, KinesisClientFactory, ShardListing, TtlCache}
+import io.github.sparkkinesis.client.{ConnectionConfig, KinesisClientFactory, ShardListing, StreamArn, TtlCache}
 import org.slf4j.LoggerFactory
 import software.amazon.awssdk.core.exception.AbortedException
 import software.amazon.awssdk.services.kinesis.model.{PutRecordsRequestEntry, ResourceNotFoundException}
@@ -117,7 +117,8 @@ object ShardMap {
 
   private def list(connection: ConnectionConfig, stream: String, warn: Boolean): Option[ShardMap] =
     try {
-      val open = ShardListing.all(KinesisClientFactory.sync(connection), stream).filter(ShardListing.isOpen)
+      val arn = Some(stream).filter(StreamArn.isArn)
+      val open = ShardListing.all(KinesisClientFactory.sync(connection), stream, arn).filter(ShardListing.isOpen)
       Some(ShardMap(open.map(s => s.shardId() -> new BigInteger(s.hashKeyRange().startingHashKey()))))
     } catch {
       // A task being killed: not a reason to pace the stream as a whole for the next 30 s.

@@ -63,4 +63,8 @@ final class SimulatorAdmin(endpoint: URI) {
   def clearAuth(): JsonNode = call("DELETE", "auth")
 
   def deleteStream(name: String): JsonNode = call("POST", s"streams/$name/delete")
+
+  /** A stream owned by another account (12 digits), reached only by its ARN, which this returns. */
+  def createStreamInAccount(account: String, name: String, shards: Int): String =
+    call("POST", s"accounts/$account/streams", s"""{"name": "$name", "shards": $shards}""").get("streamARN").asText()
 }

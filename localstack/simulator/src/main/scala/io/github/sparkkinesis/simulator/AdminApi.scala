@@ -18,6 +18,8 @@ import scala.jdk.CollectionConverters._
  *   DELETE /_sim/counters                  back to zero
  *   POST /_sim/iterators/expire            every iterator issued so far expires
  *   POST /_sim/streams/{name}/delete       the stream is deleted now
+ *   POST /_sim/accounts/{id}/streams       {"name": "s", "shards": 2}: a stream of another account, reached only
+ *                                          by its ARN (as through its resource policy)
  *   GET  /_sim/auth                        the accepted access key ids (secrets not shown), or auth off
  *   PUT  /_sim/auth                        {"keys": {"AKID": {"secret": "s", "deny": ["PutRecords"]}}} turns auth on
  *   DELETE /_sim/auth                      any credentials are accepted again
@@ -43,6 +45,14 @@ final class AdminApi(sim: Simulator) {
         case ("GET", "counters") => sim.lock.synchronized(AdminJson.counters(mapper, sim.counters))
         case ("DELETE", "counters") => sim.lock.synchronized(sim.counters.reset()); mapper.createObjectNode()
         case ("POST", "iterators/expire") => sim.expireAllIterators(); mapper.createObjectNode()
+        case ("POST", AdminApi.AccountStreams(account)) =>
+          val spec = parse(body)
+          val name = Option(spec.get("name")).map(_.asText()).getOrElse(
+            throw new IllegalArgumentException("give the stream's \"name\""))
+          val shards = Option(spec.get("shards")).map(_.asInt()).getOrElse(1)
+          val s = try sim.createStream(name, shards, StreamState.DefaultMaxRecordSizeKiB, account)
+          catch { case e: KinesisError => throw new IllegalArgumentException(e.message) }
+          mapper.createObjectNode().put("streamARN", s.arn)
         case ("POST", AdminApi.DeleteStream(name)) =>
           try sim.deleteStream(name) catch { case e: KinesisError => throw new NoSuchElementException(e.message) }
           mapper.createObjectNode()
@@ -86,4 +96,5 @@ final class AdminApi(sim: Simulator) {
 object AdminApi {
   val Prefix = "/_sim/"
   private val DeleteStream = "streams/([^/]+)/delete".r
+  private val AccountStreams = """accounts/(\d{12})/streams""".r
 }

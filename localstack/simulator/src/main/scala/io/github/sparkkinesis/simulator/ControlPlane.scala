@@ -23,20 +23,12 @@ final class ControlPlane(sim: Simulator) {
         "have value greater than or equal to 1")
     val maxRecordKiB = req.optInt("MaxRecordSizeInKiB").getOrElse(StreamState.DefaultMaxRecordSizeKiB)
     checkMaxRecordSize(maxRecordKiB)
-    if (sim.streams.contains(name))
-      throw KinesisError.inUse(s"Stream $name under account ${StreamState.Account} already exists.")
-    val now = sim.now()
-    val stream = new StreamState(name, sim.arn(name), sim.nextIncarnation(), now, StreamState.DefaultRetentionHours,
-      maxRecordKiB)
-    HashKeys.uniformRanges(shardCount).foreach { case (start, end) =>
-      stream.addShard(new Shard(stream.newShardId(), None, None, start, end, sim.nextCounter(), now))
-    }
-    sim.streams.put(name, stream)
+    sim.createStream(name, shardCount, maxRecordKiB, StreamState.Account)
     Out.empty
   }
 
   def deleteStream(req: Req): Out = {
-    sim.streams.remove(sim.stream(req).name)
+    sim.streams.remove(sim.stream(req).key)
     Out.empty
   }
 
@@ -85,7 +77,7 @@ final class ControlPlane(sim: Simulator) {
   def listStreams(req: Req): Out = {
     val limit = math.min(req.optInt("Limit").getOrElse(100), 100)
     val after = req.optStr("NextToken").map(decodeToken(_).head).orElse(req.optStr("ExclusiveStartStreamName"))
-    val names = sim.streams.keysIterator.filter(n => after.forall(n > _)).take(limit + 1).toSeq
+    val names = sim.streams.keysIterator.filter(n => after.forall(n > _) && sim.streams(n).account == StreamState.Account).take(limit + 1).toSeq
     val page = names.take(limit)
     obj(
       "StreamNames" -> Arr(page.map(Str)),
@@ -115,7 +107,7 @@ final class ControlPlane(sim: Simulator) {
         "The timestamp of the NextToken has expired.")
       fields
     }
-    val stream = token.map(f => sim.streamNamed(f(0))).getOrElse(sim.stream(req))
+    val stream = token.map(f => sim.streamKeyed(f(0))).getOrElse(sim.stream(req))
     val quotas = sim.settings.quotas
     if (quotas.on(quotas.listShards) && !stream.listShardsBucket(quotas, now).take(1, now))
       throw KinesisError.limit(s"Rate exceeded for stream ${stream.name} under account ${StreamState.Account}.")
@@ -154,7 +146,7 @@ final class ControlPlane(sim: Simulator) {
     val page = selected.take(maxResults)
     sim.counters.listed(stream.name, page.size)
     val next = if (selected.size > maxResults)
-      Some(Str(encodeToken(Seq(stream.name, now.toString, filterType, filterShard, filterTime, page.last.id))))
+      Some(Str(encodeToken(Seq(stream.key, now.toString, filterType, filterShard, filterTime, page.last.id))))
     else None
     obj("Shards" -> Arr(page.map(ShardViews.shard)), "NextToken" -> next)
   }

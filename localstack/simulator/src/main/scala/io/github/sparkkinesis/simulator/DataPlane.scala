@@ -111,7 +111,7 @@ final class DataPlane(sim: Simulator) {
     }
     val position = startCounter(stream, shard, req.str("ShardIteratorType"), req.optStr("StartingSequenceNumber"),
       req.optTimestampMillis("Timestamp"), "StartingSequenceNumber")
-    obj("ShardIterator" -> Str(ShardIterator(stream.name, stream.incarnation, shard.id, position, now, sim.nextIteratorSerial()).encode))
+    obj("ShardIterator" -> Str(ShardIterator(stream.key, stream.incarnation, shard.id, position, now, sim.nextIteratorSerial()).encode))
   }
 
   /**
@@ -189,7 +189,7 @@ final class DataPlane(sim: Simulator) {
     val atEndOfClosed = !shard.isOpen && end == log.size && (records.isEmpty || !sim.settings.splitEndAnswer)
     val next = if (atEndOfClosed) None else {
       val position = if (records.isEmpty) math.max(iterator.position, 0L) else records.last.counter + 1
-      Some(Str(ShardIterator(stream.name, stream.incarnation, shard.id, position, now, sim.nextIteratorSerial()).encode))
+      Some(Str(ShardIterator(stream.key, stream.incarnation, shard.id, position, now, sim.nextIteratorSerial()).encode))
     }
     // Never negative: after the clock offset moved back, stored arrival times can be ahead of now.
     val behind = if (end < log.size) math.max(0L, now - log(end).arrivalMillis) else 0L

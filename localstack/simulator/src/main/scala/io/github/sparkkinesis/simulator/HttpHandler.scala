@@ -44,7 +44,7 @@ final class HttpHandler(sim: Simulator, api: KinesisApi, admin: AdminApi, reques
     }
     val stream = req.toOption.flatMap(api.streamOf(op, _))
     // AWS authenticates a request before anything else happens to it, faults included.
-    val refused = sim.auth.flatMap(_.check(op, request, body, stream.map(sim.arn)))
+    val refused = sim.auth.flatMap(_.check(op, request, body, stream.map(sim.arn(_))))
     val decision = if (refused.isDefined) FaultDecision(0, None) else sim.faults.decide(op, stream)
     if (decision.latencyMillis > 0 || decision.action.isDefined) api.countFault(op, stream)
 

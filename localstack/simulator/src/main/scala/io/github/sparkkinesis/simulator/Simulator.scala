@@ -39,20 +39,54 @@ final class Simulator(initial: Settings = Settings(), seed: Long = 0L, clock: ()
   def lastCounter: Long = counter
   def nextIncarnation(): Long = { incarnations += 1; incarnations }
 
-  def arn(name: String): String = s"arn:aws:kinesis:$region:${StreamState.Account}:stream/$name"
+  def arn(name: String, account: String = StreamState.Account): String =
+    s"arn:aws:kinesis:$region:$account:stream/$name"
 
   def retentionMillis(stream: StreamState): Long =
     settings.retentionMillis.getOrElse(stream.retentionHours * 3600L * 1000L)
 
-  /** The stream a request names by StreamName or StreamARN. */
-  def stream(req: Req): StreamState = {
-    val name = req.optStr("StreamName").orElse(req.optStr("StreamARN").map(_.split("/", 2).last))
-      .getOrElse(throw KinesisError.invalid("Either StreamName or StreamARN must be provided"))
-    streamNamed(name)
+  /**
+   * The stream a request names: by StreamARN, in the ARN's account and region (a stream of another account is
+   * reached only this way, as through its resource policy); by StreamName, in the caller's account.
+   */
+  def stream(req: Req): StreamState = req.optStr("StreamARN") match {
+    case Some(arn) => streamOfArn(arn)
+    case None => streamNamed(req.optStr("StreamName")
+        .getOrElse(throw KinesisError.invalid("Either StreamName or StreamARN must be provided")))
   }
 
-  def streamNamed(name: String): StreamState = streams.getOrElse(name, throw KinesisError.notFound(
-    s"Stream $name under account ${StreamState.Account} not found."))
+  def streamNamed(name: String): StreamState = streamIn(StreamState.Account, name)
+
+  private def streamIn(account: String, name: String): StreamState =
+    streams.getOrElse(StreamState.keyOf(account, name), throw KinesisError.notFound(
+      s"Stream $name under account $account not found."))
+
+  /** The stream an iterator, subscription or page token names by its [[StreamState.key]]. */
+  def streamKeyed(key: String): StreamState =
+    streams.getOrElse(key, throw KinesisError.notFound(s"Stream $key not found."))
+
+  private val ArnPattern = """arn:aws:kinesis:([a-z0-9-]+):(\d{12}):stream/([a-zA-Z0-9_.-]{1,128})""".r
+
+  private def streamOfArn(arn: String): StreamState = arn match {
+    case ArnPattern(r, account, name) if r == region => streamIn(account, name)
+    case ArnPattern(_, account, name) => throw KinesisError.notFound(s"Stream $name under account $account not found.")
+    case _ => throw KinesisError.validation(s"1 validation error detected: Value '$arn' at 'streamARN' failed to " +
+        "satisfy constraint: Member must satisfy regular expression pattern: arn:aws.*:kinesis:.*:\\d{12}:stream/\\S+")
+  }
+
+  /** A new stream with `shardCount` equal shards: CreateStream's, and the admin API's for other accounts. */
+  def createStream(name: String, shardCount: Int, maxRecordKiB: Int, account: String): StreamState = lock.synchronized {
+    if (streams.contains(StreamState.keyOf(account, name)))
+      throw KinesisError.inUse(s"Stream $name under account $account already exists.")
+    val t = now()
+    val stream = new StreamState(name, arn(name, account), nextIncarnation(), t, StreamState.DefaultRetentionHours,
+      maxRecordKiB, account)
+    HashKeys.uniformRanges(shardCount).foreach { case (start, end) =>
+      stream.addShard(new Shard(stream.newShardId(), None, None, start, end, nextCounter(), t))
+    }
+    streams.put(stream.key, stream)
+    stream
+  }
 
   def shard(stream: StreamState, shardId: String): Shard = stream.shard(shardId).getOrElse(throw KinesisError.notFound(
     s"Shard $shardId in stream ${stream.name} under account ${StreamState.Account} does not exist"))

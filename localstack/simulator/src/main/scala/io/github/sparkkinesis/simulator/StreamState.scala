@@ -12,7 +12,10 @@ final class StreamState(
     val incarnation: Long,
     val createdMillis: Long,
     var retentionHours: Int,
-    var maxRecordSizeKiB: Int) {
+    var maxRecordSizeKiB: Int,
+    val account: String = StreamState.Account) {
+  /** Its key among the simulator's streams: the name in the caller's account, account-qualified in others. */
+  val key: String = StreamState.keyOf(account, name)
   val shards: mutable.ArrayBuffer[Shard] = mutable.ArrayBuffer.empty
   /** Enhanced fan-out consumers by name, in registration order. */
   val consumers: mutable.LinkedHashMap[String, ConsumerState] = mutable.LinkedHashMap.empty
@@ -62,4 +65,6 @@ object StreamState {
   val DefaultRetentionHours = 24
   val DefaultMaxRecordSizeKiB = 1024
   val Account = "000000000000"
+
+  def keyOf(account: String, name: String): String = if (account == Account) name else s"$account:$name"
 }

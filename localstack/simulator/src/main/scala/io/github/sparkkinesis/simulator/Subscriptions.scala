@@ -45,7 +45,7 @@ final class Subscriptions(sim: Simulator, consumers: Consumers, data: DataPlane)
       from.optTimestampMillis("Timestamp"), "SequenceNumber")
     consumer.lastSubscribeMillis(shard.id) = now
     counters.subscriptions += 1
-    SubscriptionStart(stream.name, stream.incarnation, shard.id, consumer.arn, counter)
+    SubscriptionStart(stream.key, stream.incarnation, shard.id, consumer.arn, counter)
   }
 }
 

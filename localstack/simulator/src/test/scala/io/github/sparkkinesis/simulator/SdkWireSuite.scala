@@ -99,6 +99,31 @@ class SdkWireSuite extends AnyFunSuite with SimulatorFixture {
     assert(e.statusCode() == 400)
   }
 
+  test("a StreamARN is checked, never reduced to its name: another account's stream is reached only by its ARN") {
+    val stream = newStreamName()
+    createStream(stream, 1)
+    val theirs = admin.createStreamInAccount("111122223333", stream, 1)
+    val ours = s"arn:aws:kinesis:us-east-1:000000000000:stream/$stream"
+    def put(request: PutRecordsRequest.Builder) = kinesis.putRecords(request.records(PutRecordsRequestEntry.builder()
+      .partitionKey("k").data(SdkBytes.fromUtf8String("x")).build()).build())
+    put(PutRecordsRequest.builder().streamARN(theirs))
+    put(PutRecordsRequest.builder().streamARN(theirs))
+    put(PutRecordsRequest.builder().streamName(stream))
+    def records(arn: String) = {
+      val shard = kinesis.listShards(ListShardsRequest.builder().streamARN(arn).build()).shards().asScala.loneElement
+      read(kinesis.getShardIterator(GetShardIteratorRequest.builder().streamARN(arn).shardId(shard.shardId())
+        .shardIteratorType(ShardIteratorType.TRIM_HORIZON).build()).shardIterator()).records().size
+    }
+    assert(records(theirs) == 2 && records(ours) == 1)
+    assert(kinesis.describeStreamSummary(DescribeStreamSummaryRequest.builder().streamARN(theirs).build())
+      .streamDescriptionSummary().streamARN() == theirs)
+    assert(!kinesis.listStreams(ListStreamsRequest.builder().build()).streamSummaries().asScala.exists(_.streamARN() == theirs))
+    intercept[ResourceNotFoundException](put(PutRecordsRequest.builder()
+      .streamARN(s"arn:aws:kinesis:us-east-1:444455556666:stream/$stream")))
+    intercept[ResourceNotFoundException](put(PutRecordsRequest.builder()
+      .streamARN(s"arn:aws:kinesis:eu-west-1:111122223333:stream/$stream")))
+  }
+
   test("a split closes the parent: reading it to the end gives ChildShards and no next iterator") {
     val stream = newStreamName()
     val Seq(parent) = createStream(stream, 1)
