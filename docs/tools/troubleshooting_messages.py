@@ -86,6 +86,9 @@ HELPERS: tuple[Helper, ...] = (
 MESSAGE_BUILDERS: dict[str, str] = {
     "message": "StreamNotFound.message, the one wording of a missing stream for the source and the sink",
     "named": "CallNaming's interceptor: the message every AWS error is given once the SDK's retries are over",
+    "wrongCredentials": "ProxyRefusals' interceptor: a proxy's 407 to a call that sent credentials",
+    "missingCredentials": "ProxyRefusals' interceptor: a proxy's 407 to a call that sent none",
+    "tunnelRefusal": "ProxyRefusals' interceptor: a proxy's refusal of the fan-out client's CONNECT",
 }
 
 _LOG_CALLS = {"logWarning", "logInfo", "logError"}

@@ -13,7 +13,7 @@ Builders are immutable: every ``with...`` method returns a new builder and leave
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any, TypeVar
 
@@ -193,6 +193,71 @@ class _Builder:
         return self._set(
             lambda j: j.withRoleArn(roleArn, externalId), ("roleArn", roleArn), ("roleExternalId", externalId)
         )
+
+    def withProxy(self: B, host: str, port: int, username: str | None = None, password: str | None = None) -> B:
+        """Every call (reads, writes, STS) through an HTTP proxy, with Basic authentication when it asks for it.
+        Without this, each JVM's own proxy properties (``https.proxyHost``, ...) apply. The password is a secret:
+        ``repr`` and the connector's logs show it as ``***``; :meth:`options` returns it as given.
+
+        :param host: the proxy's host name or IP address, without scheme or port (option ``proxyHost``).
+        :param port: the proxy's port, 1..65535 (option ``proxyPort``).
+        :param username: the proxy user (option ``proxyUsername``); default none.
+        :param password: that user's password (option ``proxyPassword``); given with ``username``.
+        :return: a new builder.
+        :raises TypeError: an argument has the wrong type.
+        :raises ValueError: ``host`` is empty, ``port`` is outside 1..65535, or only one of ``username`` and
+            ``password`` is given.
+
+        Example::
+
+            >>> builder = KinesisSources.kinesis("clicks").withProxy("proxy.example.com", 3128, "svc", "s3cr3t")
+            >>> builder.options()["proxyPort"], "s3cr3t" in repr(builder)
+            ('3128', False)
+        """
+        check_str("host", host)
+        check_int("port", port, 1, 65535)
+        if username is None and password is None:
+            return self._set(lambda j: j.withProxy(host, port), ("proxyHost", host), ("proxyPort", port))
+        if username is None or password is None:
+            given, missing = ("username", "password") if password is None else ("password", "username")
+            raise ValueError(
+                f"{missing} must be given with {given}: both, or neither for a proxy without authentication"
+            )
+        check_str("username", username)
+        check_str("password", password)
+        return self._set(
+            lambda j: j.withProxy(host, port, username, password),
+            ("proxyHost", host),
+            ("proxyPort", port),
+            ("proxyUsername", username),
+            ("proxyPassword", password),
+        )
+
+    def withNonProxyHosts(self: B, hosts: str | Sequence[str]) -> B:
+        """Hosts called directly rather than through the proxy (a VPC endpoint, say).
+
+        :param hosts: host names or IP addresses, ``*`` standing for any characters (``"*.internal"``, ``"10.*"``):
+            a list, or one string separated by ``,`` or ``|`` (option ``nonProxyHosts``). Default: none with
+            :meth:`withProxy`, else the JVM's ``http.nonProxyHosts``.
+        :return: a new builder.
+        :raises TypeError: ``hosts`` is not a ``str`` or a sequence of them.
+        :raises ValueError: ``hosts`` (or one of them) is empty.
+
+        Example::
+
+            >>> KinesisSinks.kinesis("copy").withNonProxyHosts(["*.vpce.amazonaws.com", "10.*"]).options()
+            {'nonProxyHosts': '*.vpce.amazonaws.com,10.*', 'streamName': 'copy'}
+        """
+        name = "hosts"
+        if isinstance(hosts, str):
+            joined = check_str(name, hosts)
+        elif isinstance(hosts, Sequence):
+            if not hosts:
+                raise ValueError(f"{name} must name at least one host")
+            joined = ",".join(check_str(f"{name}[{i}]", h) for i, h in enumerate(hosts))
+        else:
+            raise TypeError(f"{name} must be a str or a list of str, got {type(hosts).__name__}")
+        return self._set(lambda j: j.withNonProxyHosts(joined), ("nonProxyHosts", joined))
 
     def withRetryStrategy(self: B, strategy: RetryStrategy) -> B:
         """How retryable failures (throttling, 5xx, network errors, timeouts) are retried: sets the three options

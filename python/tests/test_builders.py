@@ -193,11 +193,14 @@ def test_repr_masks_every_secret_while_options_keep_them(spark: SparkSession) ->
         "awsSecretKey": "marker-secret-02",
         "awsSessionToken": "marker-token-03",
         "roleExternalId": "marker-external-04",
+        "proxyPassword": "marker-proxy-05",
     }
     for builder in (KinesisSources.kinesis("s"), KinesisSinks.kinesis("s")):
-        configured = builder.withCredentials(
-            secrets["awsAccessKey"], secrets["awsSecretKey"], secrets["awsSessionToken"]
-        ).withRoleArn("arn:aws:iam::123456789012:role/r", secrets["roleExternalId"])
+        configured = (
+            builder.withCredentials(secrets["awsAccessKey"], secrets["awsSecretKey"], secrets["awsSessionToken"])
+            .withRoleArn("arn:aws:iam::123456789012:role/r", secrets["roleExternalId"])
+            .withProxy("proxy.example.com", 3128, "svc", secrets["proxyPassword"])
+        )
         assert {k: configured.options()[k] for k in secrets} == secrets
         for value in secrets.values():
             assert value not in repr(configured) and value not in str(configured)

@@ -219,6 +219,21 @@ def test_python_values_are_converted_once_for_both_sessions(
             ValueError,
             "records must be at most 2147483647",
         ),
+        (lambda: KinesisSources.kinesis("s").withProxy("proxy", 0), ValueError, "port must be at least 1"),
+        (lambda: KinesisSinks.kinesis("s").withProxy("proxy", 65536), ValueError, "port must be at most 65535"),
+        (lambda: KinesisSinks.kinesis("s").withProxy("proxy", "3128"), TypeError, "port must be an int"),
+        (
+            lambda: KinesisSources.kinesis("s").withProxy("proxy", 3128, username="svc"),
+            ValueError,
+            "password must be given with username: both, or neither for a proxy without authentication",
+        ),
+        (
+            lambda: KinesisSources.kinesis("s").withProxy("proxy", 3128, password="pw"),
+            ValueError,
+            "username must be given with password",
+        ),
+        (lambda: KinesisSinks.kinesis("s").withNonProxyHosts([]), ValueError, "hosts must name at least one host"),
+        (lambda: KinesisSinks.kinesis("s").withNonProxyHosts(7), TypeError, "hosts must be a str or a list of str"),
         (lambda: RetryStrategies.indefinitely(timedelta(0)), ValueError, "intervalMs must be at least 1 ms"),
         (
             lambda: RetryStrategies.exponential("1s", "100ms"),

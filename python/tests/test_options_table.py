@@ -49,7 +49,13 @@ def test_the_table_reads_into_options_with_their_secrets_and_defaults() -> None:
     options = _options.all_options()
     assert [o.key for o in options] == [r["key"] for r in rows]
     assert _options.find("STREAMNAME") is not None and _options.key("streamname") == "streamName"
-    assert {o.key for o in options if o.secret} == {"awsAccessKey", "awsSecretKey", "awsSessionToken", "roleExternalId"}
+    assert {o.key for o in options if o.secret} == {
+        "awsAccessKey",
+        "awsSecretKey",
+        "awsSessionToken",
+        "roleExternalId",
+        "proxyPassword",
+    }
     assert _options.find("maxRecordsPerFetch") == _options.KinesisOption(
         "maxRecordsPerFetch", "10000", "source", False, "Limit of one GetRecords call (1..10000)"
     )
@@ -72,6 +78,8 @@ SOURCE_RECIPES: list[Recipe] = [
     lambda b: b.withCredentials("AKIA", "secret", "token"),
     lambda b: b.withProfile("dev").withRoleArn("arn:aws:iam::123456789012:role/r"),
     lambda b: b.withRoleArn("arn:aws:iam::123456789012:role/r", "external"),
+    lambda b: b.withProxy("proxy.example.com", 3128).withNonProxyHosts("localhost|*.internal"),
+    lambda b: b.withProxy("10.0.0.5", 8080, "svc", "pw").withNonProxyHosts(["*.internal", "10.*"]),
     lambda b: b.withInitialPosition("trim_horizon").withInitialTimestamp(1_700_000_000_123),
     lambda b: b.withMaxRecordsPerTrigger(100).withMaxRecordsPerFetch(500).withMaxBytesPerTrigger(1 << 40),
     lambda b: b.withMaxFetchRate(1.5).withMinFetchPeriod("250ms").withMaxFetchDuration("5s"),
@@ -86,6 +94,7 @@ SOURCE_RECIPES: list[Recipe] = [
 
 SINK_RECIPES: list[Recipe] = [
     lambda b: b.withRegion("eu-west-1").withCredentials("AKIA", "secret"),
+    lambda b: b.withProxy("proxy.example.com", 3128, "svc", "pw").withNonProxyHosts(["*.vpce.amazonaws.com"]),
     lambda b: b.withMaxRecordsPerRequest(100).withMaxBytesPerRequest(1 << 22).withMaxInFlightRequests(2),
     lambda b: b.withPreserveKeyOrder(True).withClusterByPartitionKey(False).withFlowControl("aimd"),
     lambda b: b.withAggregation(),

@@ -33,6 +33,19 @@ abstract class KinesisBuilder[B <: KinesisBuilder[B]] {
   def withRoleArn(roleArn: String): B = set(RoleArn, roleArn)
   def withRoleArn(roleArn: String, externalId: String): B = set(RoleArn, roleArn).set(RoleExternalId, externalId)
 
+  /**
+   * Every call (reads, writes, STS) through the HTTP proxy at `host`:`port` (`proxyHost`, `proxyPort`); without it,
+   * each JVM's own proxy properties (`https.proxyHost`, ...) apply.
+   */
+  def withProxy(host: String, port: Int): B = set(ProxyHost, host).set(ProxyPort, port)
+
+  /** The same, with Basic authentication (`proxyUsername`, and `proxyPassword`, a secret). */
+  def withProxy(host: String, port: Int, username: String, password: String): B =
+    withProxy(host, port).set(ProxyUsername, username).set(ProxyPassword, password)
+
+  /** Hosts called directly, not through the proxy (`nonProxyHosts`): patterns such as `*.internal,10.*`. */
+  def withNonProxyHosts(hosts: String): B = set(NonProxyHosts, hosts)
+
   /** The retry options (`retryMaxAttempts`, `retryInitialBackoff`, `retryMaxBackoff`), e.g. `RetryStrategies.indefinitely(250)`. */
   def withRetryStrategy(strategy: RetryStrategy): B =
     strategy.options.foldLeft(this.asInstanceOf[B]) { case (b, (k, v)) => b.withOption(k, v) }

@@ -9,7 +9,8 @@ final case class ConnectionConfig(
     endpoint: Option[URI],
     credentials: CredentialsConfig,
     retry: RetryConfig,
-    timeouts: TimeoutConfig)
+    timeouts: TimeoutConfig,
+    proxy: ProxyOptions = ProxyOptions.none)
 
 object ConnectionConfig {
   val default: ConnectionConfig =

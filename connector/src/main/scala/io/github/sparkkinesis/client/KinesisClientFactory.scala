@@ -2,14 +2,20 @@ package io.github.sparkkinesis.client
 
 import java.util.concurrent.{ConcurrentHashMap, ScheduledExecutorService, ScheduledThreadPoolExecutor}
 
+import scala.jdk.CollectionConverters._
+
 import io.github.sparkkinesis.DaemonThreads
 
 import software.amazon.awssdk.auth.credentials._
 import software.amazon.awssdk.awscore.retry.AwsRetryStrategy
 import software.amazon.awssdk.core.client.config.ClientOverrideConfiguration
 import software.amazon.awssdk.http.Protocol
-import software.amazon.awssdk.http.apache5.Apache5HttpClient
-import software.amazon.awssdk.http.nio.netty.{Http2Configuration, NettyNioAsyncHttpClient}
+import software.amazon.awssdk.http.apache5.{Apache5HttpClient, ProxyConfiguration => ApacheProxy}
+import software.amazon.awssdk.http.nio.netty.{
+  Http2Configuration,
+  NettyNioAsyncHttpClient,
+  ProxyConfiguration => NettyProxy
+}
 import software.amazon.awssdk.regions.Region
 import software.amazon.awssdk.regions.providers.DefaultAwsRegionProviderChain
 import software.amazon.awssdk.retries.api.RetryStrategy
@@ -34,12 +40,29 @@ object KinesisClientFactory {
    */
   private val MaxConnections = 128
 
-  private val syncClients = new ConcurrentHashMap[ConnectionConfig, KinesisClient]()
-  private val fanOutClients = new ConcurrentHashMap[ConnectionConfig, KinesisAsyncClient]()
-  private val limitFailingClients = new ConcurrentHashMap[ConnectionConfig, KinesisClient]()
+  /**
+   * A configuration with the proxies it resolves to in this JVM: without `proxyHost` they come from this JVM's
+   * properties, which a job may set after a client was built (and tests do).
+   */
+  private final case class ClientKey(
+      config: ConnectionConfig,
+      kinesisProxy: Option[ProxyConfig],
+      stsProxy: Option[ProxyConfig])
+
+  private def key(config: ConnectionConfig): ClientKey = {
+    val sts = config.credentials match {
+      case role: CredentialsConfig.AssumeRole => ProxyConfig.resolve(config.proxy, role.stsEndpoint)
+      case _ => None
+    }
+    ClientKey(config, ProxyConfig.resolve(config.proxy, config.endpoint), sts)
+  }
+
+  private val syncClients = new ConcurrentHashMap[ClientKey, KinesisClient]()
+  private val fanOutClients = new ConcurrentHashMap[ClientKey, KinesisAsyncClient]()
+  private val limitFailingClients = new ConcurrentHashMap[ClientKey, KinesisClient]()
 
   def sync(config: ConnectionConfig): KinesisClient =
-    syncClients.computeIfAbsent(config, c => newSyncClient(c, retryLimits = true))
+    syncClients.computeIfAbsent(key(config), k => newSyncClient(k, retryLimits = true))
 
   /**
    * A sync client whose calls answer LimitExceededException at once instead of retrying it, for the call where it
@@ -47,11 +70,11 @@ object KinesisClientFactory {
    * allows). Its caller tells that apart from a rate ([[io.github.sparkkinesis.source.ConsumerLimit]]).
    */
   def syncFailingOnLimits(config: ConnectionConfig): KinesisClient =
-    limitFailingClients.computeIfAbsent(config, c => newSyncClient(c, retryLimits = false))
+    limitFailingClients.computeIfAbsent(key(config), k => newSyncClient(k, retryLimits = false))
 
   /** The client for enhanced fan-out subscriptions (SubscribeToShard): HTTP/2 whatever the endpoint's scheme. */
   def fanOut(config: ConnectionConfig): KinesisAsyncClient =
-    fanOutClients.computeIfAbsent(config, c => newFanOutClient(c))
+    fanOutClients.computeIfAbsent(key(config), k => newFanOutClient(k))
 
   /** The region the clients use: the option, else the AWS default region chain, else us-east-1. */
   def resolveRegion(config: ConnectionConfig): Region =
@@ -60,15 +83,17 @@ object KinesisClientFactory {
       catch { case _: Exception => FallbackRegion }
     }
 
-  private def newSyncClient(config: ConnectionConfig, retryLimits: Boolean): KinesisClient = {
+  private def newSyncClient(key: ClientKey, retryLimits: Boolean): KinesisClient = {
+    val config = key.config
     val builder = KinesisClient.builder()
       .httpClientBuilder(Apache5HttpClient.builder()
         .maxConnections(MaxConnections)
         .connectionTimeout(config.timeouts.connect)
-        .socketTimeout(config.timeouts.apiCallAttempt))
+        .socketTimeout(config.timeouts.apiCallAttempt)
+        .proxyConfiguration(apacheProxy(key.kinesisProxy)))
       .region(resolveRegion(config))
-      .credentialsProvider(credentialsProvider(config, config.credentials))
-      .overrideConfiguration(overrides(config, retryLimits))
+      .credentialsProvider(credentialsProvider(config, config.credentials, key.stsProxy))
+      .overrideConfiguration(overrides(config, key.kinesisProxy, retryLimits))
     config.endpoint.foreach(builder.endpointOverride)
     builder.build()
   }
@@ -79,26 +104,30 @@ object KinesisClientFactory {
    * while the executor's buffer is full: the window is kept small so a paused subscription holds little. A ping
    * finds a connection that died silently. A subscription lasts up to 5 minutes, so no call or attempt timeout.
    */
-  private def newFanOutClient(config: ConnectionConfig): KinesisAsyncClient = {
+  private def newFanOutClient(key: ClientKey): KinesisAsyncClient = {
+    val config = key.config
     val overrides = ClientOverrideConfiguration.builder()
       .retryStrategy(retryStrategy(config.retry))
       .addExecutionInterceptor(SdkCallStats)
       .addExecutionInterceptor(CallNaming)
-      .build()
+    key.kinesisProxy.foreach(p => overrides.addExecutionInterceptor(new ProxyRefusals(p)))
+    val http = NettyNioAsyncHttpClient.builder()
+      .protocol(Protocol.HTTP2)
+      .maxConcurrency(Int.MaxValue)
+      .http2Configuration((h: Http2Configuration.Builder) =>
+        h
+          .maxStreams(FanOutStreamsPerConnection)
+          .initialWindowSize(FanOutWindowBytes)
+          .healthCheckPingPeriod(java.time.Duration.ofSeconds(10)))
+      .connectionTimeout(config.timeouts.connect)
+      .readTimeout(FanOutReadTimeout)
+    // Without a proxy the Netty client reads no proxy settings of its own: nothing to switch off.
+    key.kinesisProxy.foreach(p => http.proxyConfiguration(nettyProxy(p)))
     val builder = KinesisAsyncClient.builder()
-      .httpClientBuilder(NettyNioAsyncHttpClient.builder()
-        .protocol(Protocol.HTTP2)
-        .maxConcurrency(Int.MaxValue)
-        .http2Configuration((h: Http2Configuration.Builder) =>
-          h
-            .maxStreams(FanOutStreamsPerConnection)
-            .initialWindowSize(FanOutWindowBytes)
-            .healthCheckPingPeriod(java.time.Duration.ofSeconds(10)))
-        .connectionTimeout(config.timeouts.connect)
-        .readTimeout(FanOutReadTimeout))
+      .httpClientBuilder(http)
       .region(resolveRegion(config))
-      .credentialsProvider(credentialsProvider(config, config.credentials))
-      .overrideConfiguration(overrides)
+      .credentialsProvider(credentialsProvider(config, config.credentials, key.stsProxy))
+      .overrideConfiguration(overrides.build())
     config.endpoint.foreach(builder.endpointOverride)
     builder.build()
   }
@@ -120,13 +149,17 @@ object KinesisClientFactory {
     executor
   }
 
-  private def overrides(config: ConnectionConfig, retryLimits: Boolean = true): ClientOverrideConfiguration = {
+  private def overrides(
+      config: ConnectionConfig,
+      proxy: Option[ProxyConfig],
+      retryLimits: Boolean = true): ClientOverrideConfiguration = {
     val builder = ClientOverrideConfiguration.builder()
       .scheduledExecutorService(timeouts)
       .retryStrategy(retryStrategy(config.retry, retryLimits))
       .apiCallAttemptTimeout(config.timeouts.apiCallAttempt)
       .addExecutionInterceptor(SdkCallStats)
       .addExecutionInterceptor(CallNaming)
+    proxy.foreach(p => builder.addExecutionInterceptor(new ProxyRefusals(p)))
     config.timeouts.apiCall.foreach(builder.apiCallTimeout)
     builder.build()
   }
@@ -148,7 +181,35 @@ object KinesisClientFactory {
     builder.build()
   }
 
-  private def credentialsProvider(config: ConnectionConfig, creds: CredentialsConfig): AwsCredentialsProvider =
+  /**
+   * The Apache client reads the proxy system properties and environment variables by itself unless told not to, by
+   * the proxy's scheme rather than the endpoint's (so `https.proxyHost` alone would be missed): what the JVM's
+   * properties say is resolved once, in [[ProxyConfig.resolve]], the same way for every client.
+   */
+  private def apacheProxy(proxy: Option[ProxyConfig]): ApacheProxy = {
+    val builder = ApacheProxy.builder().useSystemPropertyValues(false).useEnvironmentVariableValues(false)
+    proxy.foreach { p =>
+      builder.endpoint(java.net.URI.create(s"http://${p.address}")).nonProxyHosts(p.nonProxyHostRegexes.asJava)
+      p.server.username.foreach(builder.username)
+      p.server.password.foreach(builder.password)
+      // Basic credentials on the first request: no round trip to learn that the proxy wants them.
+      builder.preemptiveBasicAuthenticationEnabled(p.server.username.isDefined)
+    }
+    builder.build()
+  }
+
+  private def nettyProxy(p: ProxyConfig): NettyProxy = {
+    val builder = NettyProxy.builder().useSystemPropertyValues(false).useEnvironmentVariableValues(false)
+      .scheme("http").host(p.server.host).port(p.server.port).nonProxyHosts(p.nonProxyHostRegexes.asJava)
+    p.server.username.foreach(builder.username)
+    p.server.password.foreach(builder.password)
+    builder.build()
+  }
+
+  private def credentialsProvider(
+      config: ConnectionConfig,
+      creds: CredentialsConfig,
+      stsProxy: Option[ProxyConfig]): AwsCredentialsProvider =
     creds match {
       case CredentialsConfig.DefaultChain => DefaultCredentialsProvider.builder().build()
       case CredentialsConfig.Static(ak, sk, None) => StaticCredentialsProvider.create(AwsBasicCredentials.create(ak, sk))
@@ -157,10 +218,12 @@ object KinesisClientFactory {
       case CredentialsConfig.Profile(name) => ProfileCredentialsProvider.builder().profileName(name).build()
       case role: CredentialsConfig.AssumeRole =>
         val sts = StsClient.builder()
-          .httpClientBuilder(Apache5HttpClient.builder().connectionTimeout(config.timeouts.connect))
+          .httpClientBuilder(Apache5HttpClient.builder()
+            .connectionTimeout(config.timeouts.connect)
+            .proxyConfiguration(apacheProxy(stsProxy)))
           .region(resolveRegion(config))
-          .credentialsProvider(credentialsProvider(config, role.base))
-          .overrideConfiguration(overrides(config))
+          .credentialsProvider(credentialsProvider(config, role.base, stsProxy))
+          .overrideConfiguration(overrides(config, stsProxy))
         role.stsEndpoint.foreach(sts.endpointOverride)
         val request = AssumeRoleRequest.builder().roleArn(role.roleArn).roleSessionName(role.sessionName)
         role.externalId.foreach(request.externalId)

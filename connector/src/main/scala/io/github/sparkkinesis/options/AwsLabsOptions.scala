@@ -158,11 +158,18 @@ object AwsLabsOptions extends ForeignTable("the AWS Labs connector", "AWS Labs")
       "an integer >= 0 (ms); records are never dropped here: one Kinesis keeps " +
         "refusing past the retry policy fails the task, naming the stream and the error"
     )(_.long(0)),
-    refused("proxyAddress", Proxy),
-    refused("proxyPort", Proxy),
-    refused("proxyUsername", Proxy),
-    refused("proxyPassword", Proxy, secret = true)
+    mapped(
+      "proxyAddress",
+      ProxyHost,
+      "`proxyHost`, with `proxyPort` 443 when not given (the KPL's default there); there only the sink (its KPL) " +
+        "went through the proxy, here every client does: source, sink and STS"
+    ) { v =>
+      Seq(ProxyHost -> v.value) ++ (if (v.other(ProxyPort.key).isEmpty) Seq(ProxyPort -> "443") else Nil)
+    },
+    honoured("proxyPort", ViaProxy),
+    honoured("proxyUsername", ViaProxy),
+    honoured("proxyPassword", ViaProxy)
   )
 
-  private def Proxy = "HTTP proxies are not supported yet: reach Kinesis directly or through a VPC endpoint (endpoint)"
+  private def ViaProxy = "the same key here, for every client (there only the sink's KPL went through the proxy)"
 }

@@ -41,6 +41,23 @@ object KinesisOptions {
     opt("apiCallAttemptTimeout", "30s", "time for one HTTP attempt, also the socket read timeout")
   val ConnectTimeout = opt("connectTimeout", "10s", "time to open a connection")
 
+  // HTTP proxy, for every client (source, sink, STS).
+  val ProxyHost = opt(
+    "proxyHost",
+    "the JVM's https.proxyHost (http.proxyHost for an http endpoint)",
+    "HTTP proxy every call goes through (source, sink, STS): a host name or IP address, with proxyPort; calls to https endpoints tunnel through it (CONNECT)"
+  )
+  val ProxyPort = opt("proxyPort", "required with proxyHost", "the proxy's port (1..65535)")
+  val ProxyUsername =
+    opt("proxyUsername", null, "user name for the proxy's Basic authentication (with proxyPassword)")
+  val ProxyPassword =
+    opt("proxyPassword", null, "password for the proxy's Basic authentication (with proxyUsername)", secret = true)
+  val NonProxyHosts = opt(
+    "nonProxyHosts",
+    "none with proxyHost; else the JVM's http.nonProxyHosts (unset: loopback, as the JDK)",
+    "hosts called directly, not through the proxy: patterns separated by commas (or vertical bars, as http.nonProxyHosts), * standing for any characters, e.g. *.internal,10.*"
+  )
+
   // Source.
   val InitialPosition = opt(
     "initialPosition",
@@ -216,6 +233,11 @@ object KinesisOptions {
     ApiCallTimeout,
     ApiCallAttemptTimeout,
     ConnectTimeout,
+    ProxyHost,
+    ProxyPort,
+    ProxyUsername,
+    ProxyPassword,
+    NonProxyHosts,
     InitialPosition,
     InitialTimestamp,
     EndingPosition,

@@ -158,7 +158,50 @@ final class OptionReader(raw: Map[String, String], forSink: Boolean = false) {
         duration(ApiCallAttemptTimeout, Duration.ofMillis(1)).getOrElse(TimeoutConfig.default.apiCallAttempt),
       apiCall = duration(ApiCallTimeout, Duration.ofMillis(1))
     )
-    ConnectionConfig(region, uri(Endpoint), credentials, retry, timeouts)
+    ConnectionConfig(region, uri(Endpoint), credentials, retry, timeouts, proxy)
+  }
+
+  /** The key that set `option` as the job wrote it: ours, or the other connector's that stands for it. */
+  private def named(option: KinesisOption): String = translated.origin.getOrElse(option.lowerKey, option.key)
+
+  private def proxy: ProxyOptions = {
+    val server = get(ProxyHost).map { host =>
+      if (!OptionReader.ProxyHostForm.pattern.matcher(host).matches()) {
+        fail(
+          ProxyHost,
+          host,
+          "a host name or IP address such as proxy.example.com, 10.0.0.5 or [::1], without " +
+            "scheme or port (the port goes in proxyPort)")
+      }
+      val port = int(ProxyPort, 1, 65535).getOrElse(throw new KinesisOptionException(
+        s"Option '${named(ProxyHost)}' is set but '${named(ProxyPort)}' is not: set the proxy's port (1..65535)."))
+      (get(ProxyUsername), get(ProxyPassword)) match {
+        case (Some(_), None) => throw new KinesisOptionException(s"Option '${named(ProxyUsername)}' is set but " +
+            s"'${named(ProxyPassword)}' is not: set both, or neither for a proxy without authentication.")
+        case (None, Some(_)) => throw new KinesisOptionException(s"Option '${named(ProxyPassword)}' is set but " +
+            s"'${named(ProxyUsername)}' is not: set both, or neither for a proxy without authentication.")
+        case (user, password) => ProxyServer(host, port, user, password)
+      }
+    }
+    if (server.isEmpty) {
+      Seq(ProxyPort, ProxyUsername, ProxyPassword).find(o => get(o).isDefined).foreach { o =>
+        throw new KinesisOptionException(s"Option '${named(o)}' only applies with 'proxyHost': set 'proxyHost' or " +
+          "remove it (without proxyHost, the JVM's proxy properties apply, with their own credentials).")
+      }
+    }
+    val skip = get(NonProxyHosts).map { v =>
+      val hosts = ProxyConfig.parseHosts(v)
+      if (hosts.exists(h => !OptionReader.NonProxyHostForm.pattern.matcher(h).matches())) {
+        fail(
+          NonProxyHosts,
+          v,
+          "host patterns separated by | or , (each a host name or IP address, * standing for " +
+            "any characters), such as localhost|*.internal|10.*"
+        )
+      }
+      hosts
+    }
+    ProxyOptions(server, skip)
   }
 
   private def credentials: CredentialsConfig = {
@@ -231,6 +274,8 @@ final class OptionReader(raw: Map[String, String], forSink: Boolean = false) {
 }
 
 object OptionReader {
+  private val ProxyHostForm = """[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?|\[[0-9A-Fa-f:.]+\]""".r
+  private val NonProxyHostForm = """[A-Za-z0-9.*:\[\]_-]+""".r
   private val AwsEndpointHost =
     """(?:^|\.)kinesis(?:-fips)?\.([a-z]{2}(?:-[a-z]+)+-\d+)\.(?:vpce\.)?amazonaws\.com(?:\.cn)?$""".r.unanchored
 

@@ -68,10 +68,10 @@ class ForeignOptionsSuite extends AnyFunSuite {
     ("kinesis.sink.maxConnections", "1", Some("0"), Nil),
     ("kinesis.sink.aggregationEnabled", "true", Some("yes"), Nil),
     ("kinesis.sink.recordTtl", "30000", Some("x"), Nil),
-    ("proxyAddress", "proxy.example.com", None, Nil),
-    ("proxyPort", "3128", None, Nil),
-    ("proxyUsername", "u", None, Nil),
-    ("proxyPassword", "pr0xy-pw", None, Nil)
+    ("proxyAddress", "proxy.example.com", Some("http://proxy.example.com"), Nil),
+    ("proxyPort", "3128", Some("0"), Seq("proxyAddress" -> "proxy.example.com")),
+    ("proxyUsername", "u", None, Seq("proxyAddress" -> "proxy.example.com", "proxyPassword" -> "pw")),
+    ("proxyPassword", "pr0xy-pw", None, Seq("proxyAddress" -> "proxy.example.com", "proxyUsername" -> "u"))
   )
 
   /** The same for Qubole's README tables and the keys its code reads. */
@@ -319,6 +319,7 @@ class ForeignOptionsSuite extends AnyFunSuite {
       "kinesis.streamName" -> "s"))
     assert(printed.values.toSet == Set("***", "s"))
     assert(!error("proxyPassword" -> "pw", "streamName" -> "s").contains("pw'"))
+    assert(!error("proxyAddress" -> "p", "proxyPassword" -> "pw", "streamName" -> "s").contains("pw"))
   }
 
   test("the tables never claim a key of ours or of Databricks' as theirs, nor one key twice") {

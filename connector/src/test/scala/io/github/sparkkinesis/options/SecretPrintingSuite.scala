@@ -14,7 +14,12 @@ import org.scalatest.funsuite.AnyFunSuite
 class SecretPrintingSuite extends AnyFunSuite {
   private val secrets = KinesisOptions.all.filter(_.secret)
   private def marker(o: KinesisOption) = s"marker-${o.key}-51f0"
-  private val withRole = Map("roleArn" -> "arn:aws:iam::123456789012:role/r")
+  /** The options a secret needs beside it: a role for its external id, a proxy for its password. */
+  private val withRole = Map(
+    "roleArn" -> "arn:aws:iam::123456789012:role/r",
+    "proxyHost" -> "proxy.example.com",
+    "proxyPort" -> "3128",
+    "proxyUsername" -> "u")
 
   test("the builders' options() keep each secret; toString masks it") {
     val source = secrets.foldLeft(KinesisSources.kinesis("s"))((b, o) => b.withOption(o.key, marker(o)))

@@ -15,7 +15,7 @@ import org.scalatest.funsuite.AnyFunSuite
  * A read and a write with a marker value in every secret option of the table: none of the markers appears in the
  * driver's log (local mode: the executors' too), `explain` output, the SQL tab's plans, the event log, query
  * progress, or the text of any failure. The secrets are in use all along: the assumed role's external id reaches
- * STS (a local stub), and the records arrive.
+ * STS (a local stub), every call goes through an HTTP proxy that wants the proxy password, and the records arrive.
  */
 class SecretsSuite extends AnyFunSuite with SimulatorSuite with SparkSuite {
   private val eventLogDir = TempDirs.create("secrets-event-log-").toFile
@@ -24,8 +24,9 @@ class SecretsSuite extends AnyFunSuite with SimulatorSuite with SparkSuite {
       "spark.eventLog.compress" -> "false")
 
   private lazy val sts = new StsStub
+  private lazy val proxy = HttpProxy.start(Some("secrets-user" -> markers("proxyPassword")))
 
-  override protected def afterAll(): Unit = try sts.close() finally super.afterAll()
+  override protected def afterAll(): Unit = try { sts.close(); proxy.close() } finally super.afterAll()
 
   /** One marker per secret option, taken from the options table so a new secret option is covered at once. */
   private val markers: Map[String, String] =
@@ -33,7 +34,8 @@ class SecretsSuite extends AnyFunSuite with SimulatorSuite with SparkSuite {
 
   private def options(stream: String): Map[String, String] = markers ++ Map(
     "streamName" -> stream, "endpoint" -> simulator.endpoint.toString, "region" -> TestEnv.region,
-    "roleArn" -> "arn:aws:iam::123456789012:role/reader", "stsEndpoint" -> sts.endpoint.toString)
+    "roleArn" -> "arn:aws:iam::123456789012:role/reader", "stsEndpoint" -> sts.endpoint.toString,
+    "proxyHost" -> proxy.host, "proxyPort" -> proxy.port.toString, "proxyUsername" -> "secrets-user")
 
   /** What a block printed to stdout (`explain` prints there). */
   private def printed(block: => Unit): String = {
@@ -50,7 +52,7 @@ class SecretsSuite extends AnyFunSuite with SimulatorSuite with SparkSuite {
       yield s"the value of '$key' appears in $where: ...${text.slice(at - 200, at + 60)}..."
 
   test("no secret option's value shows in logs, explain, the SQL tab, the event log, progress or errors") {
-    assert(markers.keySet == Set("awsAccessKey", "awsSecretKey", "awsSessionToken", "roleExternalId"))
+    assert(markers.keySet == Set("awsAccessKey", "awsSecretKey", "awsSessionToken", "roleExternalId", "proxyPassword"))
     val from = TestKinesis.freshName("secrets-from")
     val to = TestKinesis.freshName("secrets-to")
     simulatorKinesis.createStream(from, 1)
@@ -84,6 +86,8 @@ class SecretsSuite extends AnyFunSuite with SimulatorSuite with SparkSuite {
       ((1 to 10) ++ (1 to 10)).map(i => s"record-$i").sorted)
     assert(sts.requests.nonEmpty && sts.requests.forall(_.get("ExternalId").contains(markers("roleExternalId"))),
       s"STS did not get the external id: ${sts.requests}")
+    assert(proxy.requestsTo(simulator.endpoint).nonEmpty && proxy.requestsTo(sts.endpoint).nonEmpty,
+      "the calls did not go through the proxy")
 
     val sqlTab = SparkInternals.sqlTabText(spark).mkString("\n")
     // Spark 4 rolls event logs: a folder per application.
