@@ -125,14 +125,14 @@ class ProxySuite extends AnyFunSuite with SimulatorSourceTest {
     }
   }
 
-  test("without proxyHost, the JVM's http.proxyHost properties apply, skipping loopback unless http.nonProxyHosts says") {
+  test("without proxyHost, the JVM's http(s).proxyHost properties apply, skipping loopback unless http.nonProxyHosts says") {
     val stream = newStreamName("proxy-jvm")
     kinesis.createStream(stream, 1)
     val put = kinesis.putAll(stream, filled(5, "j"))
     withOwnProxy { own =>
       val props = Map("http.proxyHost" -> own.host, "http.proxyPort" -> own.port.toString,
         "http.proxyUser" -> user, "http.proxyPassword" -> password)
-      val keys = props.keys.toSeq :+ "http.nonProxyHosts"
+      val keys = props.keys.toSeq ++ props.keys.map(_.replace("http.", "https.")) :+ "http.nonProxyHosts"
       val saved = keys.map(k => k -> Option(System.getProperty(k))).toMap
       try {
         props.foreach { case (k, v) => System.setProperty(k, v) }
@@ -150,6 +150,12 @@ class ProxySuite extends AnyFunSuite with SimulatorSourceTest {
         val fromJvm = LogCapture.trace(intercept[Exception](dataOf(batchRead(stream))))
         assert(fromJvm.contains(s"127.0.0.1:${own.port} (from http.proxyHost) with 407 Proxy Authentication " +
           "Required: it did not accept the credentials; check http.proxyUser and http.proxyPassword."), fromJvm)
+        // An https endpoint takes the https.* properties, and tunnels: refused at the CONNECT (nothing at port 9).
+        props.foreach { case (k, v) => System.setProperty(k.replace("http.", "https."), v) }
+        System.setProperty("https.proxyPassword", "not-the-password")
+        val https = LogCapture.trace(intercept[Exception](dataOf(batchRead(stream, "endpoint" -> "https://127.0.0.1:9"))))
+        assert(https.contains(s"127.0.0.1:${own.port} (from https.proxyHost) with 407 Proxy Authentication " +
+          "Required: it did not accept the credentials; check https.proxyUser and https.proxyPassword."), https)
       } finally saved.foreach { case (k, v) => v.fold(System.clearProperty(k))(System.setProperty(k, _)) }
     }
   }
