@@ -125,7 +125,7 @@ class ProxySuite extends AnyFunSuite with SimulatorSourceTest {
     }
   }
 
-  test("without proxyHost, the JVM's http(s).proxyHost properties apply, skipping loopback unless http.nonProxyHosts says") {
+  test("without proxyHost, the JVM's http(s).proxyHost properties; loopback skipped unless http.nonProxyHosts says") {
     val stream = newStreamName("proxy-jvm")
     kinesis.createStream(stream, 1)
     val put = kinesis.putAll(stream, filled(5, "j"))
