@@ -108,4 +108,15 @@ class SourceBatchSizingSuite extends AnyFunSuite with SimulatorSourceTest {
         assertExactly(collector.records, few)
     }
   }
+
+  test("a batch that reads a shard to its end is never held back: its children would wait with it") {
+    afterFirstTrigger("min-split", 1, "minRecordsPerTrigger" -> "1000", "maxTriggerDelay" -> "10min") {
+      (stream, _, query) =>
+        val parent = ShardKey(stream, "shardId-000000000000")
+        kinesis.split(stream, parent.shardId)
+        eventually("a batch that ends the parent") {
+          query.recentProgress.exists(p => Option(p.sources.head.endOffset).exists(offsetOf(_).get(parent).contains(ShardPosition.ShardEnd)))
+        }
+    }
+  }
 }

@@ -224,10 +224,12 @@ class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: String)
    * `minRecordsPerTrigger` (Spark's `ReadMinRows`): fewer records ready than that, and less than `maxTriggerDelay`
    * since the last batch, hold the batch back. Never the first snapshot of a run (the clock starts there, as in
    * Kafka's source: a restarted query does not wait out a delay its last run began), nor `Trigger.AvailableNow`,
-   * whose run ends at the first trigger with nothing new.
+   * whose run ends at the first trigger with nothing new, nor a batch that reads a shard to its end: its children
+   * are read only after it, so holding it would starve them however many records they have.
    */
   private def holdsBack(snapshots: Seq[ShardSnapshot], limits: TriggerLimits, now: Long): Boolean = {
-    val hold = !availableNow && limits.minRecords.exists { min =>
+    val ends = snapshots.exists(s => s.advanced && s.last == ShardEnd)
+    val hold = !availableNow && !ends && limits.minRecords.exists { min =>
       batchClock.exists(t => now - t < min.maxTriggerDelayMs && snapshots.map(_.state.records).sum < min.minRows)
     }
     if (batchClock.isEmpty) batchClock = Some(now)
