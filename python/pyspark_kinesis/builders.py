@@ -385,7 +385,8 @@ class KinesisSourceBuilder(_Builder):
         )
 
     def withMaxRecordsPerTrigger(self, records: int) -> KinesisSourceBuilder:
-        """Admission control: at most ``records`` per micro-batch, over all shards.
+        """Admission control: at most ``records`` per micro-batch, over all shards, shared in proportion to what
+        each shard has ready.
 
         :param records: at least 1. Default (option ``maxRecordsPerTrigger``): none.
         :return: a new builder.
@@ -402,7 +403,8 @@ class KinesisSourceBuilder(_Builder):
 
     def withMaxRecordsPerShardPerTrigger(self, records: int) -> KinesisSourceBuilder:
         """Admission control: at most ``records`` of any one shard per micro-batch (the AWS Labs and Qubole
-        connectors' ``maxFetchRecordsPerShard``). With ``withMaxRecordsPerTrigger`` too, the smaller share wins.
+        connectors' ``maxFetchRecordsPerShard``). With ``withMaxRecordsPerTrigger`` too, what this cap leaves of a
+        shard's share goes to the other shards.
 
         :param records: at least 1. Default (option ``maxRecordsPerShardPerTrigger``): none.
         :return: a new builder.
@@ -418,6 +420,44 @@ class KinesisSourceBuilder(_Builder):
         return self._set(
             lambda j: j.withMaxRecordsPerShardPerTrigger(records), ("maxRecordsPerShardPerTrigger", records)
         )
+
+    def withMinRecordsPerTrigger(self, records: int) -> KinesisSourceBuilder:
+        """Admission control: a micro-batch waits until at least ``records`` are ready over all shards, or until
+        ``maxTriggerDelay`` has passed since the last batch (Kafka's ``minOffsetsPerTrigger``). Fewer, larger batches
+        on a low-volume stream; ``Trigger.AvailableNow`` ignores it; refused in real-time mode.
+
+        :param records: at least 1, at most ``maxRecordsPerTrigger`` when that is set (the connector checks it when
+            ``build`` is called). Default (option ``minRecordsPerTrigger``): none.
+        :return: a new builder.
+        :raises TypeError: ``records`` is not an ``int``.
+        :raises ValueError: ``records`` is below 1.
+
+        Example::
+
+            >>> KinesisSources.kinesis("clicks").withMinRecordsPerTrigger(10_000).options()["minRecordsPerTrigger"]
+            '10000'
+        """
+        check_int("records", records)
+        return self._set(lambda j: j.withMinRecordsPerTrigger(records), ("minRecordsPerTrigger", records))
+
+    def withMaxTriggerDelay(self, delay: DurationLike) -> KinesisSourceBuilder:
+        """With ``withMinRecordsPerTrigger``: the longest a batch is held back for want of records, counted from the
+        last batch of this run (a restarted query does not wait).
+
+        :param delay: at least 1 ms (checked by the connector when ``build`` is called): a duration string such as
+            ``"30s"`` or ``"15m"``, an ``int`` of milliseconds or a ``datetime.timedelta``. Default (option
+            ``maxTriggerDelay``): 15m.
+        :return: a new builder.
+        :raises TypeError: ``delay`` is not a ``str``, ``int`` or ``timedelta``.
+        :raises ValueError: ``delay`` is negative, not whole milliseconds, or a malformed string.
+
+        Example::
+
+            >>> KinesisSources.kinesis("clicks").withMaxTriggerDelay("30s").options()["maxTriggerDelay"]
+            '30s'
+        """
+        value = _args.duration("delay", delay)
+        return self._set(lambda j: j.withMaxTriggerDelay(value), ("maxTriggerDelay", value))
 
     def withMaxRecordsPerFetch(self, records: int) -> KinesisSourceBuilder:
         """The ``Limit`` of one GetRecords call.

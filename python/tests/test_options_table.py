@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 from collections.abc import Callable, Iterator
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -83,6 +84,8 @@ SOURCE_RECIPES: list[Recipe] = [
     lambda b: b.withInitialPosition("trim_horizon").withInitialTimestamp(1_700_000_000_123),
     lambda b: b.withMaxRecordsPerTrigger(100).withMaxRecordsPerFetch(500).withMaxBytesPerTrigger(1 << 40),
     lambda b: b.withMaxFetchRate(1.5).withMinFetchPeriod("250ms").withMaxFetchDuration("5s"),
+    lambda b: b.withMinRecordsPerTrigger(50).withMaxTriggerDelay("30s"),
+    lambda b: b.withMaxTriggerDelay(timedelta(minutes=2)),
     lambda b: b.withMaxFetchRate(2),
     lambda b: b.withMaxFetchRate(0.0005),
     lambda b: b.withShardFetchInterval("2s").withShardsPerTask(3).withFailOnDataLoss(False),

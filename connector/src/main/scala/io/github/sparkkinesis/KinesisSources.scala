@@ -47,6 +47,10 @@ final class KinesisSourceBuilder private[sparkkinesis] (protected val settings: 
   /** At most this many records of any one shard per micro-batch (the AWS Labs and Qubole connectors' maxFetchRecordsPerShard). */
   def withMaxRecordsPerShardPerTrigger(records: Long): KinesisSourceBuilder = set(MaxRecordsPerShardPerTrigger, records)
   def withMaxBytesPerTrigger(bytes: Long): KinesisSourceBuilder = set(MaxBytesPerTrigger, bytes)
+  /** The fewest records a micro-batch waits for, at most `maxTriggerDelay` (Kafka's minOffsetsPerTrigger). */
+  def withMinRecordsPerTrigger(records: Long): KinesisSourceBuilder = set(MinRecordsPerTrigger, records)
+  /** With `minRecordsPerTrigger`: the longest a batch is held back, e.g. "15m" (the default) or "30s". */
+  def withMaxTriggerDelay(delay: String): KinesisSourceBuilder = set(MaxTriggerDelay, delay)
   def withShardsPerTask(shards: Int): KinesisSourceBuilder = set(ShardsPerTask, shards)
   def withShardFetchInterval(interval: String): KinesisSourceBuilder = set(ShardFetchInterval, interval)
   def withFailOnDataLoss(fail: Boolean): KinesisSourceBuilder = set(FailOnDataLoss, fail)

@@ -99,16 +99,36 @@ object KinesisOptions {
     "the longest a snapshot waits for its shards (their first answer, or data on an idle stream) before a batch is planned",
     Source
   )
-  val MaxRecordsPerTrigger =
-    opt("maxRecordsPerTrigger", "none", "admission control: records per micro-batch across all shards", Source)
+  val MaxRecordsPerTrigger = opt(
+    "maxRecordsPerTrigger",
+    "none",
+    "admission control: records per micro-batch across all shards, shared in proportion to what each shard has ready",
+    Source
+  )
   val MaxRecordsPerShardPerTrigger = opt(
     "maxRecordsPerShardPerTrigger",
     "none",
-    "admission control: records per micro-batch from any one shard (the AWS Labs and Qubole connectors' maxFetchRecordsPerShard); with maxRecordsPerTrigger, the smaller share wins",
+    "admission control: records per micro-batch from any one shard (the AWS Labs and Qubole connectors' maxFetchRecordsPerShard); with maxRecordsPerTrigger, what this cap leaves of a shard's share goes to the other shards",
     Source
   )
-  val MaxBytesPerTrigger =
-    opt("maxBytesPerTrigger", "none", "admission control: bytes per micro-batch across all shards", Source)
+  val MaxBytesPerTrigger = opt(
+    "maxBytesPerTrigger",
+    "none",
+    "admission control: bytes per micro-batch across all shards, shared in proportion to what each shard has ready (Spark 4)",
+    Source
+  )
+  val MinRecordsPerTrigger = opt(
+    "minRecordsPerTrigger",
+    "none",
+    "admission control: the fewest records a micro-batch waits for (Kafka's minOffsetsPerTrigger); fewer run once maxTriggerDelay passed since the last batch; ignored by Trigger.AvailableNow",
+    Source
+  )
+  val MaxTriggerDelay = opt(
+    "maxTriggerDelay",
+    "15m",
+    "with minRecordsPerTrigger: the longest a batch is held back for want of records, counted from the last batch of this run (a restarted query does not wait)",
+    Source
+  )
   val ShardsPerTask = opt(
     "shardsPerTask",
     "auto",
@@ -250,6 +270,8 @@ object KinesisOptions {
     MaxRecordsPerTrigger,
     MaxRecordsPerShardPerTrigger,
     MaxBytesPerTrigger,
+    MinRecordsPerTrigger,
+    MaxTriggerDelay,
     ShardsPerTask,
     ShardFetchInterval,
     FetchBufferSize,

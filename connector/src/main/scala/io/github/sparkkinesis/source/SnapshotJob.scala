@@ -32,10 +32,22 @@ object SnapshotRequest {
   }
 }
 
-/** What an executor holds for one shard past `from` (see [[FeedState]]); `location` is where it is held. */
-final case class ShardSnapshot(key: ShardKey, from: ShardPosition, state: FeedState, location: String) {
+/**
+ * What an executor holds for one shard past `from` (see [[FeedState]]); `location` is where it is held; `heldTo`
+ * where its feed has read to, beyond the request's limits (the source's latest offset, when known).
+ */
+final case class ShardSnapshot(
+    key: ShardKey,
+    from: ShardPosition,
+    state: FeedState,
+    location: String,
+    heldTo: Option[ShardPosition] = None) {
   def last: ShardPosition = state.last
   def advanced: Boolean = state.last != from
+  /** The shard as a batch that takes only `share` of it would leave it. */
+  def cut(share: FeedState): ShardSnapshot = copy(state = share)
+  /** The shard as a batch that takes none of it would leave it. */
+  def nothingTaken: ShardSnapshot = copy(state = state.copy(last = from, records = 0, bytes = 0, caughtUp = false))
 }
 
 /**
@@ -165,7 +177,7 @@ object SnapshotJob {
     val signals = driverListens && Prefetcher.armDriverSignal(sourceId)
     val snapshots = feeds.map { case (r, feed) =>
       feed.failed.foreach(e => throw failure(r.key, e))
-      ShardSnapshot(r.key, r.from, feed.state(r.maxRecords, r.maxBytes), location)
+      ShardSnapshot(r.key, r.from, feed.state(r.maxRecords, r.maxBytes), location, Some(feed.heldTo))
     }
     val mine = Prefetcher.feedsOf(sourceId)
     (

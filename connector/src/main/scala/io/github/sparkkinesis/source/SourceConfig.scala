@@ -103,7 +103,13 @@ final case class SourceConfig(
     streamsGivenByArn: Boolean = false,
     layout: RowLayout = RowLayout.Kinesis,
     /** `initialPosition` was not given: a streaming query starts at `latest`, a batch read at `trim_horizon`. */
-    initialPositionDefaulted: Boolean = false) {
+    initialPositionDefaulted: Boolean = false,
+    minRecordsPerTrigger: Option[Long] = None,
+    /** As given: real-time mode refuses it by name, so the default is applied by [[triggerDelay]]. */
+    maxTriggerDelay: Option[Duration] = None) {
+
+  /** How long `minRecordsPerTrigger` may hold a batch back: `maxTriggerDelay`, else Kafka's default. */
+  def triggerDelay: Duration = maxTriggerDelay.getOrElse(SourceConfig.DefaultMaxTriggerDelay)
 
   /** The configuration a batch read (`spark.read`) uses: it starts at the oldest record unless told otherwise. */
   def forBatch: SourceConfig =
@@ -140,6 +146,8 @@ object SourceConfig {
   /** Kinesis allows 5 GetRecords calls per second per shard. */
   val KinesisMinFetchPeriod: Duration = Duration.ofMillis(200)
   val DefaultMaxIdlePollInterval: Duration = Duration.ofSeconds(10)
+  /** Kafka's `maxTriggerDelay` default. */
+  val DefaultMaxTriggerDelay: Duration = Duration.ofMinutes(15)
   /** Below one full GetRecords response a feed could never hold what one call may return. */
   val MinFetchBufferBytes: Long = 1024L * 1024
 
@@ -174,8 +182,24 @@ object SourceConfig {
       streamArns = reader.streamArns,
       streamsGivenByArn = reader.get(StreamName).isEmpty && reader.get(StreamARN).isDefined,
       maxPartitions = reader.int(DatabricksOptions.MaxPartitions, 1, DatabricksOptions.MaxPartitionsLimit),
-      endingPosition = endingPosition(reader, streams)
+      endingPosition = endingPosition(reader, streams),
+      minRecordsPerTrigger = minRecordsPerTrigger(reader),
+      maxTriggerDelay = reader.duration(MaxTriggerDelay, Duration.ofMillis(1))
     )
+  }
+
+  /** A minimum above the maximum could never be met: every batch would wait out `maxTriggerDelay`. */
+  private def minRecordsPerTrigger(reader: OptionReader): Option[Long] = {
+    val min = reader.long(MinRecordsPerTrigger, 1)
+    for (m <- min; max <- reader.long(MaxRecordsPerTrigger, 1) if m > max) {
+      reader.fail(
+        MinRecordsPerTrigger,
+        m.toString,
+        s"at most maxRecordsPerTrigger ($max): a batch never holds more than that, so it would always wait out " +
+          "maxTriggerDelay"
+      )
+    }
+    min
   }
 
   /** `endingPosition` bounds a read: a streaming query with another trigger than AvailableNow fails rather than

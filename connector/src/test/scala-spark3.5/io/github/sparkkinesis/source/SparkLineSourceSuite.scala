@@ -3,7 +3,7 @@ package io.github.sparkkinesis.source
 import io.github.sparkkinesis.options.{KinesisOptionException, OptionReader}
 import org.apache.spark.sql.connector.read.streaming.ReadLimit
 import org.scalatest.funsuite.AnyFunSuite
-import io.github.sparkkinesis.source.driver.FetchPlanner
+import io.github.sparkkinesis.source.driver.{FetchPlanner, TriggerLimits}
 import io.github.sparkkinesis.source.executor.KinesisPartitionReaderFactory
 
 /** Spark 3.5's side of what the two Spark lines do differently: Spark 4-only features are refused, never ignored. */
@@ -21,7 +21,7 @@ class SparkLineSourceSuite extends AnyFunSuite {
     assert(
       SourceConfig(OptionReader(Map("streamName" -> "s", "maxRecordsPerTrigger" -> "10"))).maxRecordsPerTrigger.contains(
         10L))
-    assert(FetchPlanner.budgets(ReadLimit.maxRows(10), 2) == (5L, Long.MaxValue))
+    assert(FetchPlanner.limitsOf(ReadLimit.maxRows(10)) == TriggerLimits(Some(10L), None, None))
   }
 
   test("a real-time task, which no Spark 3.5 trigger plans, is refused naming the Spark version it needs") {

@@ -1,8 +1,8 @@
 package io.github.sparkkinesis.source
 
-import org.apache.spark.sql.connector.read.streaming.ReadLimit
+import org.apache.spark.sql.connector.read.streaming.{ReadLimit, ReadMinRows}
 import org.scalatest.funsuite.AnyFunSuite
-import io.github.sparkkinesis.source.driver.FetchPlanner
+import io.github.sparkkinesis.source.driver.{FetchPlanner, TriggerLimits}
 
 class FetchPlannerSuite extends AnyFunSuite {
   private val space = FetchPlanner.HashSpace
@@ -27,13 +27,14 @@ class FetchPlannerSuite extends AnyFunSuite {
     assert(groups == Seq(Seq(shard(0)), Seq(shard(1)), Seq(ShardKey("t", "shardId-000000000000"))))
   }
 
-  test("read limits are shared evenly between the shards being read, at least one record each") {
-    assert(FetchPlanner.budgets(ReadLimit.maxRows(100), 4) == (25L, Long.MaxValue))
-    assert(FetchPlanner.budgets(ReadLimit.maxRows(3), 4) == (1L, Long.MaxValue))
-    assert(FetchPlanner.budgets(
-      ReadLimit.compositeLimit(Array(ReadLimit.maxRows(10), ReadLimit.minRows(1, 1000))),
-      2) == (5L, Long.MaxValue))
-    assert(FetchPlanner.budgets(ReadLimit.allAvailable(), 2) == (Long.MaxValue, Long.MaxValue))
-    // Byte limits (Spark 4 only): ByteLimitSuite.
+  test("a trigger's read limit is read as its maxima and minimum; all-available lifts every limit") {
+    assert(FetchPlanner.limitsOf(ReadLimit.maxRows(100)) == TriggerLimits(Some(100L), None, None))
+    val min = ReadLimit.minRows(5, 1000).asInstanceOf[ReadMinRows]
+    assert(FetchPlanner.limitsOf(ReadLimit.compositeLimit(Array(ReadLimit.maxRows(10), min))) ==
+      TriggerLimits(Some(10L), None, Some(min)))
+    assert(FetchPlanner.limitsOf(ReadLimit.compositeLimit(Array(ReadLimit.maxRows(10), ReadLimit.allAvailable()))) ==
+      TriggerLimits(None, None, None))
+    assert(FetchPlanner.limitsOf(ReadLimit.allAvailable()) == TriggerLimits(None, None, None))
+    // Byte limits (Spark 4 only): SparkLineSourceSuite.
   }
 }

@@ -72,6 +72,18 @@ class ShardFeedSuite extends AnyFunSuite {
     assert(f.state(all, all) match { case FeedState(last, 6, _, _, true, _) => last == at(10); case _ => false })
   }
 
+  test("a capped batch's share is cut at a record from where the snapshot saw the feed start, never elsewhere") {
+    val f = feed()
+    f.onPoll(poll(records(1 to 10)), _ => true)
+    f.onPoll(poll(records(11 to 12)), _ => true)
+    assert(f.heldTo == at(12), "what the executor holds, whatever a share takes")
+    assert(f.stateFrom(TrimHorizon, 7, all).map(s => (s.last, s.records)).contains((at(7), 7L)))
+    assert(f.stateFrom(TrimHorizon, 0, all).map(_.last).contains(TrimHorizon), "a share of nothing takes nothing")
+    assert(f.commit(at(4)).exists(_ > 0))
+    assert(f.stateFrom(TrimHorizon, 7, all).isEmpty, "the feed moved on: no cut from a start it no longer has")
+    assert(f.stateFrom(at(4), 3, all).map(_.last).contains(at(7)))
+  }
+
   test("a commit frees what was planned; a position the feed never reached is refused") {
     val f = feed()
     f.onPoll(poll(records(1 to 4)), _ => true)

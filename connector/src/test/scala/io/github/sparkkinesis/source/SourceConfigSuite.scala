@@ -63,6 +63,18 @@ class SourceConfigSuite extends AnyFunSuite {
     assert(error("shardsPerTask" -> "0").contains("'shardsPerTask': expected an integer in 1..10000"))
   }
 
+  test("minimum batches: minRecordsPerTrigger with maxTriggerDelay (default 15 min), never above the maximum") {
+    assert(config().minRecordsPerTrigger.isEmpty && config().triggerDelay.toMinutes == 15)
+    val c = config("minRecordsPerTrigger" -> "500", "maxTriggerDelay" -> "30s")
+    assert(c.minRecordsPerTrigger.contains(500L) && c.maxTriggerDelay.map(_.toMillis).contains(30000L))
+    def error(kv: (String, String)*) = intercept[KinesisOptionException](config(kv: _*)).getMessage
+    assert(error("minRecordsPerTrigger" -> "0").contains("'minRecordsPerTrigger'"))
+    assert(error("maxTriggerDelay" -> "soon").contains("'maxTriggerDelay'"))
+    assert(error("minRecordsPerTrigger" -> "500", "maxRecordsPerTrigger" -> "100") ==
+      "Invalid value '500' for option 'minRecordsPerTrigger': expected at most maxRecordsPerTrigger (100): a batch " +
+      "never holds more than that, so it would always wait out maxTriggerDelay.")
+  }
+
   test("enhanced fan-out: the consumer timeouts (Databricks' names) are read in ms, default 300 s, checked in both modes") {
     val efo = config(
       "consumerMode" -> "efo",

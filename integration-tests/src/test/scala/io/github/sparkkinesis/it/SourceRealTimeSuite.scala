@@ -204,13 +204,15 @@ class SourceRealTimeSuite extends AnyFunSuite with SimulatorSourceTest {
     } finally query.stop()
   }
 
-  test("admission control is refused in real-time mode, naming the option") {
-    val stream = newStreamName("rtm-limits")
-    kinesis.createStream(stream, 1)
-    val query = start(kinesisReader(stream, "maxRecordsPerTrigger" -> "100"), RealTimeSink.create(), newCheckpoint())
-    val failure = intercept[Exception](query.awaitTermination(Duration.ofSeconds(60).toMillis))
-    val messages = Iterator.iterate[Throwable](failure)(_.getCause).takeWhile(_ != null).map(_.getMessage).mkString(" | ")
-    assert(messages.contains("'maxRecordsPerTrigger'") && messages.contains("real-time mode"), messages)
+  for ((option, value) <- Seq("maxRecordsPerTrigger" -> "100", "minRecordsPerTrigger" -> "100", "maxTriggerDelay" -> "1min")) {
+    test(s"admission control is refused in real-time mode, naming the option: $option") {
+      val stream = newStreamName("rtm-limits")
+      kinesis.createStream(stream, 1)
+      val query = start(kinesisReader(stream, option -> value), RealTimeSink.create(), newCheckpoint())
+      val failure = intercept[Exception](query.awaitTermination(Duration.ofSeconds(60).toMillis))
+      val messages = Iterator.iterate[Throwable](failure)(_.getCause).takeWhile(_ != null).map(_.getMessage).mkString(" | ")
+      assert(messages.contains(s"'$option'") && messages.contains("real-time mode"), messages)
+    }
   }
 }
 

@@ -203,16 +203,26 @@ object FetchPlanner {
         .map(_._2.sortBy(a => (start(a), key(a).shardId)))
     }
 
-  /** Each fetching shard's share of the trigger's read limit: (records, bytes), at least one record. */
-  def budgets(limit: ReadLimit, shards: Int): (Long, Long) = {
-    def share(total: Long) = math.max(1L, total / math.max(1, shards))
-    limit match {
-      case r: ReadMaxRows => (share(r.maxRows()), Long.MaxValue)
-      case c: CompositeReadLimit =>
-        c.getReadLimits.map(budgets(_, shards)).foldLeft((Long.MaxValue, Long.MaxValue)) {
-          case ((r1, b1), (r2, b2)) => (math.min(r1, r2), math.min(b1, b2))
-        }
-      case other => SparkLineSource.bytesOf(other).fold((Long.MaxValue, Long.MaxValue))(b => (Long.MaxValue, share(b)))
+  /**
+   * What the trigger's read limit asks: at most so many records and bytes, at least so many records (Spark's
+   * `ReadMinRows`, with its delay). `ReadAllAvailable` anywhere in it lifts every limit, as in Kafka's source.
+   */
+  def limitsOf(limit: ReadLimit): TriggerLimits = {
+    val parts = limit match {
+      case c: CompositeReadLimit => c.getReadLimits.toSeq
+      case one => Seq(one)
+    }
+    if (parts.exists(_.isInstanceOf[ReadAllAvailable])) TriggerLimits(None, None, None)
+    else {
+      def min(values: Seq[Long]) = if (values.isEmpty) None else Some(values.min)
+      TriggerLimits(
+        min(parts.collect { case r: ReadMaxRows => r.maxRows() }),
+        min(parts.flatMap(SparkLineSource.bytesOf)),
+        parts.collectFirst { case m: ReadMinRows => m })
     }
   }
+
 }
+
+/** A trigger's read limit, read (see [[FetchPlanner.limitsOf]]). */
+final case class TriggerLimits(maxRecords: Option[Long], maxBytes: Option[Long], minRecords: Option[ReadMinRows])

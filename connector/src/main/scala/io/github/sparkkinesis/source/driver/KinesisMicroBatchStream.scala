@@ -9,7 +9,9 @@ import io.github.sparkkinesis.options.{KinesisOptionException, KinesisOptions}
 import io.github.sparkkinesis.options.KinesisOptions.{
   MaxBytesPerTrigger,
   MaxRecordsPerShardPerTrigger,
-  MaxRecordsPerTrigger
+  MaxRecordsPerTrigger,
+  MaxTriggerDelay,
+  MinRecordsPerTrigger
 }
 import io.github.sparkkinesis.source.ShardPosition._
 import org.apache.spark.SparkContext
@@ -56,6 +58,14 @@ class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: String)
   private var owners = Map.empty[ShardKey, String]
   /** The groups behind the last offset returned: the batch's tasks are cut exactly as the snapshot's were. */
   private var lastPlan: Option[(KinesisSourceOffset, Seq[Seq[ShardKey]])] = None
+  /** Where the executors' feeds had read to at the last snapshot: the progress report's `latestOffset`. */
+  @volatile private var held: Option[KinesisSourceOffset] = None
+  /**
+   * `minRecordsPerTrigger`: when the last batch of this run was planned (or the run's first snapshot taken), which
+   * `maxTriggerDelay` counts from; and while a batch is held back, when the delay runs out.
+   */
+  private var batchClock: Option[Long] = None
+  private var holdEnds: Option[Long] = None
   /** The offsets Spark hands back as JSON, found without parsing them again (see [[KnownOffsets]]). */
   private val known = new KnownOffsets(KnownOffsetsKept)
 
@@ -92,13 +102,16 @@ class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: String)
 
   override def getDefaultReadLimit: ReadLimit = {
     val limits =
-      config.maxRecordsPerTrigger.map(ReadLimit.maxRows).toSeq ++ config.maxBytesPerTrigger.map(SparkLineSource.maxBytes)
+      config.minRecordsPerTrigger.map(ReadLimit.minRows(_, config.triggerDelay.toMillis)).toSeq ++
+        config.maxRecordsPerTrigger.map(ReadLimit.maxRows) ++ config.maxBytesPerTrigger.map(SparkLineSource.maxBytes)
     limits match {
       case Seq() => ReadLimit.allAvailable()
       case Seq(one) => one
       case many => ReadLimit.compositeLimit(many.toArray)
     }
   }
+
+  override def reportLatestOffset(): Offset = held.orNull
 
   override def prepareForTriggerAvailableNow(): Unit = {
     availableNowStart = Some(System.currentTimeMillis())
@@ -144,17 +157,19 @@ class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: String)
     // Idle (the last snapshot found nothing): no Spark job until an executor signals a change, the shards change,
     // or IdleSnapshotInterval passes (feeds are kept alive and metrics refreshed). A trigger waits IdleTriggerWait
     // for a signal, then reports nothing new. Without signals, a snapshot waits on the executors (IdleWait).
+    // A batch held back by minRecordsPerTrigger waits the same way, until its delay runs out.
     val idle = !lastAdvanced && !availableNow && executorsSignal &&
-      ((readable eq lastReadable) || readable == lastReadable)
+      ((readable eq lastReadable) || readable == lastReadable) && !holdEnds.exists(_ <= System.currentTimeMillis())
     val periodic = idle && System.nanoTime() - lastSnapshotNanos >= IdleSnapshotInterval.toNanos
     if (idle && !periodic && !signal.awaitAfter(signalsSeen, IdleTriggerWait.toNanos)) return unchanged(start)
     signalsSeen = signal.count
 
-    val (shareOfRecords, maxBytes) = FetchPlanner.budgets(limit, readable.size)
-    val maxRecords = config.maxRecordsPerShardPerTrigger.fold(shareOfRecords)(math.min(_, shareOfRecords))
+    // Each shard reports all it has ready (up to its own cap): the trigger's limits are shared out after.
+    val limits = FetchPlanner.limitsOf(limit)
+    val perShard = config.maxRecordsPerShardPerTrigger.getOrElse(Long.MaxValue)
     val shards = discovery.shards()
     val requests =
-      readable.map(k => SnapshotRequest.of(shards, k, start.get(k).getOrElse(TrimHorizon), maxRecords, maxBytes))
+      readable.map(k => SnapshotRequest.of(shards, k, start.get(k).getOrElse(TrimHorizon), perShard, Long.MaxValue))
     val groups = planner.groups(requests, owners)
     val sc = SparkSession.active.sparkContext
     context = Some(sc)
@@ -181,17 +196,22 @@ class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: String)
       snapshots = next._1
       stats = next._2
     }
-    // Reads past a named end are held, never planned: the offset stops at the end.
-    val advanced = snapshots.filter(_.advanced).map(s => s.key -> shardEnds.fold(s.last)(_.clip(s.key, s.last)))
+    held = Some(FetchPlanner.nextOffset(start, heldPositions(snapshots), shards))
+    owners ++= snapshots.map(s => s.key -> s.location)
+    val now = System.currentTimeMillis()
+    val hold = holdsBack(snapshots, limits, now)
+    val planned = if (hold) snapshots.map(_.nothingTaken) else shareOut(sc, snapshots, limits)
+    // Reads past a named end (endingPosition per shard) are held, never planned: the offset stops at the end.
+    val advanced = planned.filter(_.advanced).map(s => s.key -> shardEnds.fold(s.last)(_.clip(s.key, s.last)))
       .filter { case (key, to) => !start.get(key).contains(to) }
     lastAdvanced = advanced.nonEmpty
+    if (lastAdvanced) batchClock = Some(now)
     lastBehind = snapshots.exists(_.state.millisBehindLatest.exists(_ > CatchUpBehindMillis))
     lastSnapshotNanos = System.nanoTime()
     lastReadable = readable
     executorsSignal = listening && stats.nonEmpty && stats.forall(_.signalsDriver)
-    owners ++= snapshots.map(s => s.key -> s.location)
-    progress.record(snapshots, stats)
-    if (snapshots.exists(_.last == ShardEnd)) discovery.invalidate()
+    progress.record(planned, stats)
+    if (planned.exists(_.last == ShardEnd)) discovery.invalidate()
     if (!lastAdvanced) unchanged(start)
     else {
       val end = planner.endOffset(start, advanced)
@@ -199,6 +219,56 @@ class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: String)
       known.remember(end)
     }
   }
+
+  /** Where each shard's feed has read to, for the shards it moved past the batch's start. */
+  private def heldPositions(snapshots: Seq[ShardSnapshot]): Seq[(ShardKey, ShardPosition)] =
+    snapshots.flatMap { s =>
+      val to = s.heldTo.getOrElse(s.last)
+      if (to == s.from) None else Some(s.key -> to)
+    }
+
+  /**
+   * `minRecordsPerTrigger` (Spark's `ReadMinRows`): fewer records ready than that, and less than `maxTriggerDelay`
+   * since the last batch, hold the batch back. Never the first snapshot of a run (the clock starts there, as in
+   * Kafka's source: a restarted query does not wait out a delay its last run began), nor `Trigger.AvailableNow`,
+   * whose run ends at the first trigger with nothing new, nor a batch that reads a shard to its end: its children
+   * are read only after it, so holding it would starve them however many records they have.
+   */
+  private def holdsBack(snapshots: Seq[ShardSnapshot], limits: TriggerLimits, now: Long): Boolean = {
+    val ends = snapshots.exists(s => s.advanced && s.last == ShardEnd)
+    val hold = !availableNow && !ends && limits.minRecords.exists { min =>
+      batchClock.exists(t => now - t < min.maxTriggerDelayMs && snapshots.map(_.state.records).sum < min.minRows)
+    }
+    if (batchClock.isEmpty) batchClock = Some(now)
+    holdEnds = if (hold) limits.minRecords.flatMap(m => batchClock.map(_ + m.maxTriggerDelayMs)) else None
+    hold
+  }
+
+  /**
+   * The batch's part of each shard: all that is ready, or under `maxRecordsPerTrigger` / `maxBytesPerTrigger` a
+   * share in proportion to what each shard has ready ([[BatchShares]]), cut at a record where the feed is
+   * ([[ShareJob]]): one more short job, for capped batches only.
+   */
+  private def shareOut(sc: SparkContext, snapshots: Seq[ShardSnapshot], limits: TriggerLimits): Seq[ShardSnapshot] =
+    if (limits.maxRecords.isEmpty && limits.maxBytes.isEmpty) snapshots
+    else {
+      val ready = snapshots.map(s => BatchShares.Ready(s.state.records, s.state.bytes)).toIndexedSeq
+      val shares = BatchShares.of(ready, limits.maxRecords, limits.maxBytes)
+      val toCut = snapshots.indices.filterNot(i => shares(i).takesAll(ready(i)))
+      if (toCut.isEmpty) snapshots
+      else {
+        val groups = toCut.groupBy(i => snapshots(i).location).toSeq.sortBy(_._1).map { case (location, is) =>
+          is.map(i =>
+            SnapshotRequest(snapshots(i).key, snapshots(i).from, shares(i).records, shares(i).bytes)) -> location
+        }
+        val cuts = ShareJob.run(sc, sourceId, groups)
+        val cutKeys = toCut.map(snapshots(_).key).toSet
+        snapshots.map { s =>
+          if (!cutKeys(s.key)) s
+          else cuts.get(s.key).fold(s.nothingTaken)(s.cut)
+        }
+      }
+    }
 
   override def planInputPartitions(startOffset: Offset, endOffset: Offset): Array[InputPartition] = {
     val start = KinesisSourceOffset.from(startOffset)
@@ -225,7 +295,9 @@ class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: String)
     Seq(
       MaxRecordsPerTrigger -> config.maxRecordsPerTrigger,
       MaxRecordsPerShardPerTrigger -> config.maxRecordsPerShardPerTrigger,
-      MaxBytesPerTrigger -> config.maxBytesPerTrigger
+      MaxBytesPerTrigger -> config.maxBytesPerTrigger,
+      MinRecordsPerTrigger -> config.minRecordsPerTrigger,
+      MaxTriggerDelay -> config.maxTriggerDelay.map(d => s"${d.toMillis}ms")
     )
       .collectFirst { case (option, Some(v)) =>
         throw new KinesisOptionException(s"Option '${option.key}' ($v) does not apply in real-time mode, where a " +

@@ -191,6 +191,14 @@ final class ShardFeed(
     FeedState(last, n, bytes, millisBehind, caughtUp = !capped && (readTo == ShardEnd || endReached || atTip), heldBytes)
   }
 
+  /** [[state]] from `from`, when this feed still starts there: a capped batch's share, cut after the snapshot. */
+  def stateFrom(from: ShardPosition, maxRecords: Long, maxBytes: Long): Option[FeedState] = synchronized {
+    if (from != base || failure.nonEmpty) None else Some(state(maxRecords, maxBytes))
+  }
+
+  /** Where the feed has read to: what this executor holds of the shard ends here (the source's latest offset). */
+  def heldTo: ShardPosition = synchronized(readTo)
+
   /** The buffered records of (from, to], when this feed still starts at `from`. */
   def part(from: ShardPosition, to: ShardPosition): Option[BufferedPart] = synchronized {
     if (from != base || failure.nonEmpty) None
