@@ -37,15 +37,16 @@ final class KinesisBatch(config: SourceConfig) extends Batch with org.apache.spa
     val runEnd = RunEnd.startedAt(startMillis, discovery.clock, config.endingPosition)
     val snapshots = SparkSession.active.conf.getOption(KinesisBatch.PlanningConf).contains("snapshots")
     val arrivedBy = runEnd.arrivedAfterMillis.filter(_ => !snapshots)
+    val basis = Planning(sourceId, discovery, planner, start, ends)
     arrivedBy.filter(awaitKinesisPast(discovery, _)) match {
       case Some(end) =>
         logInfo(s"Planning a batch read of ${config.streams.mkString(", ")} up to records that arrived by " +
           s"${java.time.Instant.ofEpochMilli(end)} (Kinesis' clock), probing each shard's end")
-        planByProbes(sourceId, discovery, planner, start, ends, end)
+        planByProbes(basis, end)
       case None =>
         logInfo(s"Planning a batch read of ${config.streams.mkString(", ")} by reading each shard to its tip" +
           (if (snapshots) s" (${KinesisBatch.PlanningConf}=snapshots)" else ": no Date header bounds Kinesis' clock"))
-        planBySnapshots(sourceId, discovery, planner, start, ends, runEnd)
+        planBySnapshots(basis, runEnd)
     }
   }
 
@@ -66,13 +67,8 @@ final class KinesisBatch(config: SourceConfig) extends Batch with org.apache.spa
    * Each readable shard's end probed at `arrivedBy`; a shard found ended (all its records arrived by then) makes
    * its children readable, probed in turn. No record is read: the tasks read each once.
    */
-  private def planByProbes(
-      sourceId: String,
-      discovery: ShardDiscovery,
-      planner: FetchPlanner,
-      start: KinesisSourceOffset,
-      ends: Option[EndPosition.PerShard],
-      arrivedBy: Long): Array[InputPartition] = {
+  private def planByProbes(basis: Planning, arrivedBy: Long): Array[InputPartition] = {
+    import basis._
     val probed = mutable.LinkedHashMap.empty[ShardKey, ProbedEnd]
     var offset = start
     var more = true
@@ -105,13 +101,8 @@ final class KinesisBatch(config: SourceConfig) extends Batch with org.apache.spa
     ends.flatMap(_.positions.get(key)).forall(p => p == ShardEnd || p.isInstanceOf[AtTimestamp])
 
   /** Reads every shard to its tip (or cut-off) on the executors: the path without a bound on Kinesis' clock. */
-  private def planBySnapshots(
-      sourceId: String,
-      discovery: ShardDiscovery,
-      planner: FetchPlanner,
-      start: KinesisSourceOffset,
-      ends: Option[EndPosition.PerShard],
-      runEnd: RunEnd): Array[InputPartition] = {
+  private def planBySnapshots(basis: Planning, runEnd: RunEnd): Array[InputPartition] = {
+    import basis._
     /** Shards whose range ends at a position the user gave, before where the read reached. */
     val cut = mutable.Set.empty[ShardKey]
     def clip(key: ShardKey, reached: ShardPosition) = {
@@ -177,6 +168,14 @@ final class KinesisBatch(config: SourceConfig) extends Batch with org.apache.spa
     groups.map(_.toSeq).toSeq
   }
 }
+
+/** What both ways of planning start from: the read's id, its listing and planner, its start and per-shard ends. */
+private final case class Planning(
+    sourceId: String,
+    discovery: ShardDiscovery,
+    planner: FetchPlanner,
+    start: KinesisSourceOffset,
+    ends: Option[EndPosition.PerShard])
 
 object KinesisBatch {
   /**

@@ -5,7 +5,6 @@ import java.util.concurrent.{ExecutorService, Executors, ThreadFactory}
 
 import scala.util.control.NonFatal
 
-import io.github.sparkkinesis.client.KinesisClientFactory
 import io.github.sparkkinesis.source.ShardPosition._
 import org.apache.spark.internal.Logging
 
@@ -111,12 +110,7 @@ object RangeFetch extends Logging {
 
   /** Reads `range` with GetRecords at its shard's quota, giving `emit` its records in order, then stops. */
   def read(config: SourceConfig, range: ShardRange, emit: RecordBlock => Unit): Unit = {
-    val reader = new ShardReader(
-      KinesisClientFactory.sync(config.connection),
-      config,
-      range.key,
-      range.from,
-      hashKeys = range.hashKeys)
+    val reader = ShardReader.of(config, range)
     var limit = math.min(config.maxRecordsPerFetch, FirstLimit)
     var done = false
     while (!done) {
