@@ -6,8 +6,9 @@ read to its tip on the executors, then what did not fit in the buffer read again
 `spark.sparkkinesis.internal.batchPlanning=snapshots`.
 
 Reported per planning, from the simulator's counters: GetRecords bytes served / bytes stored, and the read rate as a
-fraction of the shards' aggregate read quota (2 MiB/s each) over the read (from its first GetRecords byte to its
-last, sampled ten times a second), beside the whole read's wall time (planning and Spark's job included)."""
+fraction of the shards' aggregate read quota (2 MiB/s each) over the read (the bytes served after its first sample
+with bytes, to its last byte, sampled ten times a second), beside the whole read's wall time (planning and Spark's
+job included)."""
 
 from __future__ import annotations
 
@@ -63,9 +64,12 @@ def read_once(spark: Any, sim: Simulator, stream: str, shards: int, stored: floa
     after_counters = sim.stream_counters(stream)
     served = _served(sim, stream) - before
     moved = [(t, b) for t, b in samples if b > before]
-    first = moved[0][0] if moved else started
+    first, at_first = moved[0] if moved else (started, before)
     last = next((t for t, b in samples if b >= before + served), samples[-1][0] if samples else started)
     span = max(last - first, 1e-3)
+    # The bytes seen at the first sample came before the span began (a call is served at once, its quota paid
+    # after): the rate counts what was served within the span.
+    within = served - (at_first - before) if last > first else served
     calls = after_counters.get("getRecordsCalls", 0) - before_counters.get("getRecordsCalls", 0)
     throttled = after_counters.get("throttledGetRecordsCalls", 0) - before_counters.get("throttledGetRecordsCalls", 0)
     return {
@@ -74,8 +78,8 @@ def read_once(spark: Any, sim: Simulator, stream: str, shards: int, stored: floa
         "wallSeconds": round(wall, 1),
         "readSeconds": round(span, 1),
         "secondsToFirstByte": round(first - started, 1),
-        "mibPerSecond": round(served / span / MIB, 2),
-        "fractionOfByteQuota": round(served / span / (shards * READ_QUOTA_BYTES), 3),
+        "mibPerSecond": round(within / span / MIB, 2),
+        "fractionOfByteQuota": round(within / span / (shards * READ_QUOTA_BYTES), 3),
         "wallFractionOfByteQuota": round(stored / wall / (shards * READ_QUOTA_BYTES), 3),
         "getRecordsCalls": int(calls),
         "throttledGetRecordsCalls": int(throttled),

@@ -38,11 +38,15 @@ final class KinesisBatch(config: SourceConfig) extends Batch with org.apache.spa
     val snapshots = SparkSession.active.conf.getOption(KinesisBatch.PlanningConf).contains("snapshots")
     val arrivedBy = runEnd.arrivedAfterMillis.filter(_ => !snapshots)
     val basis = Planning(sourceId, discovery, planner, start, ends)
+    val waitStart = System.nanoTime()
     arrivedBy.filter(awaitKinesisPast(discovery, _)) match {
       case Some(end) =>
-        logInfo(s"Planning a batch read of ${config.streams.mkString(", ")} up to records that arrived by " +
-          s"${java.time.Instant.ofEpochMilli(end)} (Kinesis' clock), probing each shard's end")
-        planByProbes(basis, end)
+        val waited = (System.nanoTime() - waitStart) / 1000000
+        val planned = planByProbes(basis, end)
+        logInfo(s"Planned a batch read of ${config.streams.mkString(", ")} up to records that arrived by " +
+          s"${java.time.Instant.ofEpochMilli(end)} (Kinesis' clock) in ${System.currentTimeMillis() - startMillis} " +
+          s"ms: $waited ms waiting for Kinesis' clock to pass it, then each shard's end probed")
+        planned
       case None =>
         logInfo(s"Planning a batch read of ${config.streams.mkString(", ")} by reading each shard to its tip" +
           (if (snapshots) s" (${KinesisBatch.PlanningConf}=snapshots)" else ": no Date header bounds Kinesis' clock"))
