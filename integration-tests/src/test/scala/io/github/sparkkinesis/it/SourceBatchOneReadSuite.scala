@@ -13,6 +13,8 @@ import io.github.sparkkinesis.source.driver.KinesisBatch
  */
 class SourceBatchOneReadSuite extends AnyFunSuite with SimulatorSourceTest {
   override protected def simulatorOptions: Seq[String] = Seq("--quotas", "off")
+  // Two attempts per task: a failure injected in the first is retried.
+  override protected def master: String = "local[2, 2]"
 
   private def batchReader(stream: String, options: (String, String)*): DataFrame =
     spark.read.format("kinesis").options(Map(
@@ -108,7 +110,7 @@ class SourceBatchOneReadSuite extends AnyFunSuite with SimulatorSourceTest {
     assert(servedByShard - servedByTime <= 7L * 17 * 1024 + slack, s"served ${servedByShard - servedByTime}")
   }
 
-  test("a task run again reads the same rows in the same order, and nothing put after the plan") {
+  test("a task run again, or retried after a failure, reads the same rows in the same order; none put after the plan") {
     val stream = newStreamName("once-retry")
     kinesis.createStream(stream, 3)
     val put = kinesis.putAll(stream, (1 to 90).map(i => (s"key-$i", s"v$i")))
@@ -118,5 +120,28 @@ class SourceBatchOneReadSuite extends AnyFunSuite with SimulatorSourceTest {
     kinesis.putAll(stream, (1 to 30).map(i => (s"key-$i", s"later-$i")))
     // The same DataFrame keeps its planned partitions: every task runs again, as a retried task would.
     assert(collect(df) == first, "a task run again read other rows")
+    // A task failing halfway through its first attempt (its ranges read ahead, then dropped) is retried by Spark,
+    // on a plan of its own (a new query: it holds the later records too), read once cleanly to compare.
+    val rows = df.select("shardId", "sequenceNumber").rdd
+    val clean = rows.map(r => (r.getString(0), r.getString(1))).collect().toSeq
+    assert(clean.distinct.size == clean.size && clean.size == 120, s"${clean.size} rows, each once")
+    assert(rows.mapPartitions(FailFirstAttempt).collect().toSeq == clean, "the retried task read other rows")
+    assert(FailFirstAttempt.failed.get() > 0, "no task failed: nothing was retried")
+  }
+}
+
+/** Fails each task's first attempt at its 10th row, after its ranges were read ahead; a retry reads them all. */
+private object FailFirstAttempt
+  extends (Iterator[org.apache.spark.sql.Row] => Iterator[(String, String)]) with Serializable {
+  val failed = new java.util.concurrent.atomic.AtomicInteger()
+  override def apply(rows: Iterator[org.apache.spark.sql.Row]): Iterator[(String, String)] = {
+    val attempt = org.apache.spark.TaskContext.get().attemptNumber()
+    rows.zipWithIndex.map { case (r, i) =>
+      if (attempt == 0 && i == 10) {
+        failed.incrementAndGet()
+        throw new IllegalStateException("injected: the first attempt fails")
+      }
+      (r.getString(0), r.getString(1))
+    }
   }
 }
