@@ -136,6 +136,9 @@ class Settings:
     #: a backlog drained by a driver with a 1 GiB heap (bench/memory.py): shards x MiB per shard of 10 KiB records
     memory_shards: int = 64
     memory_mib_per_shard: int = 20
+    #: a batch read of a backlog larger than fetchBufferSize (bench/batch_read.py): shards x MiB of 16 KiB records
+    batch_read_shards: int = 16
+    batch_read_mib_per_shard: int = 32
     #: a backlog drained on local-cluster[2,1,1024] (bench/cluster.py); 0 shards skips the section
     cluster_shards: int = 8
     cluster_records: int = 160_000
@@ -195,6 +198,8 @@ class Settings:
                 shard_scale_traffic_warmup=2.0,
                 memory_shards=4,
                 memory_mib_per_shard=1,
+                batch_read_shards=2,
+                batch_read_mib_per_shard=1,
                 cluster_shards=2,
                 cluster_records=2_000,
                 child_timeout_seconds=300.0,
@@ -243,6 +248,8 @@ class Settings:
                 shard_scale_traffic_warmup=10.0,
                 memory_shards=8,
                 memory_mib_per_shard=4,
+                batch_read_shards=4,
+                batch_read_mib_per_shard=8,
                 cluster_records=40_000,
                 child_timeout_seconds=600.0,
             )

@@ -19,6 +19,8 @@ CPU_BUSY_QUOTA_FRACTION = 0.8
 IDLE_TRIGGER_MS = 300.0
 IDLE_CPU_FRACTION = 0.10
 CLUSTER_SERVED_RATIO = 1.05
+BATCH_SERVED_RATIO = 1.05
+BATCH_QUOTA_FRACTION = 0.9
 EFO_P50_MS = 150.0
 EFO_QUOTA_FRACTION = 0.95
 REALTIME_P99_MS = {"polling": 300.0, "efo": 150.0}
@@ -59,6 +61,7 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
         _many_shards_targets,
         _shard_scale_targets,
         _memory_targets,
+        _batch_read_targets,
         _cluster_targets,
         _fanout_targets,
         _realtime_targets,
@@ -462,6 +465,30 @@ def _memory_targets(results: dict[str, Any], add: Add) -> None:
     )
 
 
+def _batch_read_targets(results: dict[str, Any], add: Add) -> None:
+    served, rate = "batch read: GetRecords bytes ≤ 1.05× stored", "batch read ≥ 0.9 of the shards' read quota"
+    data = results.get("batchRead") or {}
+    if "runs" not in data:
+        add(served, "-", _not_run(data), None)
+        add(rate, "-", _not_run(data), None)
+        return
+    shape = f"{data['shards']} × {data['mibPerShard']} MiB of {data['recordBytes'] // 1024} KiB records"
+    once, today = data["runs"]["oneRead"], data["runs"]["today"]
+    add(
+        served,
+        shape,
+        f"{once['servedToStored']}× (today's planning: {today['servedToStored']}×)",
+        once["servedToStored"] <= BATCH_SERVED_RATIO,
+    )
+    add(
+        rate,
+        shape,
+        f"{once['fractionOfByteQuota']} over {once['readSeconds']} s of reading, {once['wallSeconds']} s in all "
+        f"(today's planning: {today['fractionOfByteQuota']}, {today['wallSeconds']} s)",
+        once["fractionOfByteQuota"] >= BATCH_QUOTA_FRACTION,
+    )
+
+
 def _cluster_targets(results: dict[str, Any], add: Add) -> None:
     name = "GetRecords bytes ≤ 1.05× stored (local-cluster)"
     data = results.get("localCluster") or {}
@@ -733,6 +760,7 @@ def markdown(results: dict[str, Any], plots: dict[str, str], image_prefix: str =
         _many_shards_section,
         _shard_scale_section,
         _memory_section,
+        _batch_read_section,
         _cluster_section,
     ):
         out += render(results)
@@ -970,6 +998,33 @@ def _memory_section(results: dict[str, Any]) -> list[str]:
     ]
     if c.get("error"):
         out += ["", f"The drain failed: {c['error']}"]
+    return out
+
+
+def _batch_read_section(results: dict[str, Any]) -> list[str]:
+    data = results.get("batchRead") or {}
+    if "runs" not in data:
+        return []
+    out = [
+        "",
+        f"## Batch read: {data['shards']} × {data['mibPerShard']} MiB of {data['recordBytes'] // 1024} KiB records "
+        f"({data['master']}, fetchBufferSize {data['fetchBufferSize']}, read quotas on)",
+        "",
+        "Read quota fraction: bytes served over the span from the read's first GetRecords byte to its last, against "
+        "the shards' 2 MiB/s each; wall: the whole read (planning and Spark's job included). Today's planning: "
+        "every shard read to its tip on the executors, then what did not fit in the buffer read again.",
+        "",
+        "| planning | served MiB | served / stored | fraction of read quota | seconds reading | seconds to first "
+        "byte | seconds in all | GetRecords calls | throttled |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for name, label in (("oneRead", "one read (probed ends)"), ("today", "today (snapshots)")):
+        r = data["runs"][name]
+        out.append(
+            f"| {label} | {r['servedMiB']} | {r['servedToStored']} | {r['fractionOfByteQuota']} | "
+            f"{r['readSeconds']} | {r['secondsToFirstByte']} | {r['wallSeconds']} | {r['getRecordsCalls']} | "
+            f"{r['throttledGetRecordsCalls']} |"
+        )
     return out
 
 

@@ -28,6 +28,7 @@ from typing import Any
 
 from bench import (
     aggregation,
+    batch_read,
     cluster,
     cpu,
     fanout,
@@ -63,6 +64,7 @@ SECTIONS = (
     "manyShards",
     "shardScale",
     "memory",
+    "batchRead",
     "localCluster",
 )
 
@@ -105,6 +107,7 @@ def run_benchmarks(
         "manyShards": lambda: many_shards.run(spark, sim, settings),
         "shardScale": lambda: shard_scale.run(spark, sim, settings),
         "memory": lambda: memory.run(spark, sim, settings),
+        "batchRead": lambda: batch_read.run(spark, sim, settings),
         "localCluster": lambda: cluster.run(spark, sim, settings),
     }
     for name in SECTIONS:

@@ -133,6 +133,11 @@ def _check_source_engine_sections(results: dict[str, Any], settings: Settings) -
     assert memory["child"]["records"] == memory["recordsInStream"] == memory["storedRecords"] > 0
     assert 0 < memory["child"]["heapPeakMiB"] and memory["child"]["maxHeapMiB"] <= 1100  # the child's 1 GiB heap
 
+    batch = results["batchRead"]
+    for planning in ("oneRead", "today"):  # both read the whole stream: at least what it stores
+        assert batch["runs"][planning]["servedToStored"] >= 1.0, batch
+    assert batch["runs"]["oneRead"]["servedToStored"] <= 1.05, batch
+
     cluster = results["localCluster"]
     assert cluster["completed"], cluster["child"]
     assert cluster["child"]["records"] == settings.cluster_records

@@ -6,14 +6,18 @@ import org.apache.spark.sql.connector.read.InputPartition
  * One shard's part of a batch: the records after `from`, up to and including `to`; `hashKeys`, the shard's range
  * when known, so that a re-read skips the misplaced KPL aggregates the prefetch skipped. `toIsRecord`: `to` is a
  * record a fetch returned, which a re-read must meet; false for an end the user gave (`endingPosition`), which a
- * re-read may pass between two records.
+ * re-read may pass between two records. A batch read planned without reading ([[driver.ShardEndProbe]]) may end
+ * sooner: `before`, a record the plan saw, which the read meets and does not return; `arrivedBy`, the shard's tip
+ * or its first record that arrived after this time (Kinesis' clock had passed it when the plan was made).
  */
 final case class ShardRange(
     key: ShardKey,
     from: ShardPosition,
     to: ShardPosition,
     hashKeys: Option[HashKeySpan] = None,
-    toIsRecord: Boolean = true)
+    toIsRecord: Boolean = true,
+    before: Option[String] = None,
+    arrivedBy: Option[Long] = None)
 
 object ShardRange {
   /**
@@ -33,11 +37,15 @@ object ShardRange {
     }
 }
 
-/** A Spark task's share of a batch: a few shard ranges, read in order, placed where they were fetched. */
+/**
+ * A Spark task's share of a batch: a few shard ranges, read in order, placed where they were fetched. `oneRead`: a
+ * batch read planned without reading, whose task reads its ranges from Kinesis, all at once ([[executor.RangeFetch]]).
+ */
 final case class KinesisInputPartition(
     sourceId: String,
     config: SourceConfig,
     ranges: Seq[ShardRange],
-    location: Option[String]) extends InputPartition {
+    location: Option[String],
+    oneRead: Boolean = false) extends InputPartition {
   override def preferredLocations(): Array[String] = location.toArray
 }

@@ -9,13 +9,16 @@ trait SparkSuite extends BeforeAndAfterAll { this: Suite =>
 
   def spark: SparkSession = sparkOpt.getOrElse(throw new IllegalStateException("SparkSession not started"))
 
+  /** Spark's master: `local[2, 2]` gives a failed task a second attempt. */
+  protected def master: String = "local[2]"
+
   /** Settings a suite adds to the session (e.g. the event log). */
   protected def sparkConf: Map[String, String] = Map.empty
 
   override protected def beforeAll(): Unit = {
     super.beforeAll()
     sparkOpt = Some(SparkSession.builder()
-      .master("local[2]")
+      .master(master)
       .appName(getClass.getSimpleName)
       .config("spark.ui.enabled", "false")
       .config("spark.sql.shuffle.partitions", "2")

@@ -17,7 +17,12 @@ final class KinesisScan(config: SourceConfig) extends Scan {
   override def readSchema(): StructType = config.layout.schema
   override def description(): String = s"Kinesis ${config.streams.mkString(", ")}"
   override def supportedCustomMetrics(): Array[CustomMetric] = SourceTaskMetrics.supported
-  override def toBatch: Batch = new KinesisBatch(config.forBatch)
+  /**
+   * One plan per scan: Spark asks each copy of its scan node for the batch (a noop write planned it twice), and each
+   * plan of a batch read lists, probes and waits for Kinesis' clock anew, or on the snapshot path reads every shard.
+   */
+  private lazy val batch: Batch = new KinesisBatch(config.forBatch)
+  override def toBatch: Batch = batch
   override def toMicroBatchStream(checkpointLocation: String): MicroBatchStream =
     SparkLineSource.microBatchStream(config, checkpointLocation)
 }

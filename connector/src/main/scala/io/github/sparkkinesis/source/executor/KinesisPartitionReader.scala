@@ -14,7 +14,9 @@ object KinesisPartitionReaderFactory extends PartitionReaderFactory {
 
 /** Emits a partition's shard ranges one after another, each in sequence order, as rows of the source schema. */
 final class KinesisPartitionReader(partition: KinesisInputPartition) extends PartitionReader[InternalRow] {
-  private val ranges = partition.ranges.iterator
+  private val ranges = partition.ranges.iterator.zipWithIndex
+  /** A one-read batch task reads all its ranges from the start. */
+  private val fetch = if (partition.oneRead) Some(new RangeFetch(partition.config, partition.ranges)) else None
   private var blocks: Iterator[RecordBlock] = Iterator.empty
   private var block: RecordBlock = RecordBlock.empty
   private var index = 0
@@ -27,8 +29,9 @@ final class KinesisPartitionReader(partition: KinesisInputPartition) extends Par
         block = blocks.next()
         index = 0
       } else {
-        val range = ranges.next()
-        val (next, reRead) = RangeReader.read(partition.sourceId, partition.config, range)
+        val (range, i) = ranges.next()
+        val (next, reRead) = fetch.fold(RangeReader.read(partition.sourceId, partition.config, range))(f =>
+          (f.blocks(i), false))
         blocks = next
         if (reRead) rangesReRead += 1
         out.shard(SourceRow.shardColumns(partition.config, range.key))
@@ -45,5 +48,5 @@ final class KinesisPartitionReader(partition: KinesisInputPartition) extends Par
   override def currentMetricsValues(): Array[CustomTaskMetric] =
     SourceTaskMetrics.values(out.records, out.bytes, rangesReRead, out.malformedAggregates)
 
-  override def close(): Unit = ()
+  override def close(): Unit = fetch.foreach(_.close())
 }

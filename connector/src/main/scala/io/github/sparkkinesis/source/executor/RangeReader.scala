@@ -1,7 +1,6 @@
 package io.github.sparkkinesis.source
 package executor
 
-import io.github.sparkkinesis.client.KinesisClientFactory
 import io.github.sparkkinesis.source.ShardPosition._
 import org.apache.spark.internal.Logging
 
@@ -32,12 +31,7 @@ object RangeReader extends Logging {
   /** Re-reads (from, to] with GetRecords. Stops at `to`, or at the shard's end when `to` is ShardEnd. */
   private def fromKinesis(config: SourceConfig, range: ShardRange): Iterator[RecordBlock] = {
     logInfo(s"Reading ${range.key} ${range.from} .. ${range.to} from Kinesis (not buffered on this executor)")
-    val reader = new ShardReader(
-      KinesisClientFactory.sync(config.connection),
-      config,
-      range.key,
-      range.from,
-      hashKeys = range.hashKeys)
+    val reader = ShardReader.of(config, range)
     new Iterator[RecordBlock] {
       private var pending: Option[RecordBlock] = None
       private var done = false

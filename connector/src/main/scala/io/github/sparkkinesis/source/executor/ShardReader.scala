@@ -6,7 +6,7 @@ import java.util.concurrent.TimeUnit
 
 import scala.jdk.CollectionConverters._
 
-import io.github.sparkkinesis.client.{CallTally, RetryBackoff, SdkCallStats}
+import io.github.sparkkinesis.client.{CallTally, KinesisClientFactory, RetryBackoff, SdkCallStats}
 import io.github.sparkkinesis.source.ShardPosition._
 import org.apache.spark.internal.Logging
 import software.amazon.awssdk.services.kinesis.KinesisClient
@@ -114,6 +114,15 @@ final class ShardReader(
 
 /** What the blocking and the async readers share: requests, decoding, pacing and the loss rule. */
 object ShardReader {
+  /** A paced reader of a batch's planned `range`, from its start. */
+  def of(config: SourceConfig, range: ShardRange): ShardReader =
+    new ShardReader(
+      KinesisClientFactory.sync(config.connection),
+      config,
+      range.key,
+      range.from,
+      hashKeys = range.hashKeys)
+
   /** AWS's read quota per shard (shared by every consumer of the shard that does not use enhanced fan-out). */
   val ReadQuotaBytesPerSecond: Double = 2.0 * 1024 * 1024
 
