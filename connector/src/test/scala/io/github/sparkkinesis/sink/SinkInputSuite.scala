@@ -68,10 +68,11 @@ class SinkInputSuite extends AnyFunSuite {
     assert(m.contains("give the input a 'streamName' column") && m.contains("a stream name or ARN"), m)
   }
 
-  test("streamARN alone names the sink's stream, written to by name; several ARNs are refused naming streamARN") {
+  test("streamARN names the sink's stream, written to by ARN; several ARNs are refused naming streamARN") {
     val arn = "arn:aws:kinesis:eu-west-1:123456789012:stream/clicks"
-    assert(SinkConfig(OptionReader(Map("streamARN" -> arn))).streamName.contains("clicks"))
-    assert(SinkConfig(OptionReader(Map("streamName" -> "clicks", "streamARN" -> arn))).streamName.contains("clicks"))
+    assert(SinkConfig(OptionReader(Map("streamARN" -> arn))).streamName.contains(arn))
+    assert(SinkConfig(OptionReader(Map("streamName" -> "clicks", "streamARN" -> arn))).streamName.contains(arn))
+    assert(SinkConfig(OptionReader(Map("streamName" -> "clicks"))).streamName.contains("clicks"))
     val m = intercept[KinesisOptionException](SinkConfig(OptionReader(Map("streamARN" -> s"$arn,${arn}2")))).getMessage
     assert(m.contains("'streamARN'") && m.contains("expected one stream ARN"), m)
   }
