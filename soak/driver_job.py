@@ -126,7 +126,11 @@ def pipeline_writer(source: Any, args: argparse.Namespace, options: dict[str, st
         f"'\",\"inc\":{incarnation},\"eval\":\"', java_method('java.lang.System', 'nanoTime'), "
         "'\",\"p\":', cast(data as string), '}') as data",
     )
-    sink = {k: v for k, v in options.items() if k not in ("streamName", "initialPosition", "consumerMode")}
+    sink = {
+        k: v
+        for k, v in options.items()
+        if k not in ("streamName", "initialPosition", "consumerMode", "maxRecordsPerTrigger")
+    }
     # An attempt timeout shorter than the chaos's slow answers (6-8 s, soak/plan.py): the sink resends a request
     # whose records Kinesis stores all the same, the third source of duplicates (what a user's shorter timeout meets).
     sink |= {"streamName": args.sink_stream, "preserveKeyOrder": "true", "apiCallAttemptTimeout": "5s"}
@@ -166,6 +170,11 @@ def main(argv: list[str] | None = None) -> int:
         "initialPosition": "trim_horizon",
         "consumerMode": args.mode,
     }
+    if args.sink_stream is not None:
+        # Pipeline mode: batches small enough that a write task ends between executor kills. Uncapped, a restart's
+        # backlog made write tasks of 100 s; the chaos (an executor kill every ~50 s) killed one task's four attempts
+        # and the query failed (seed 2026112860, docs/dev/soak.md), whose next driver had a larger backlog still.
+        options["maxRecordsPerTrigger"] = "2000"
     source = spark.readStream.format("kinesis").options(**options).load()
     if args.sink_stream is None:
         df = source.selectExpr(
