@@ -24,13 +24,17 @@ RECORD_BYTES = 16 * 1024
 MIB = 1024 * 1024
 PLANNING_CONF = "spark.sparkkinesis.internal.batchPlanning"
 PLANNINGS = (("oneRead", None), ("today", "snapshots"))
+#: one-read planning again with a buffer that holds the whole read: what the default buffer costs the rate
+WHOLE_BUFFER = "oneReadWholeBuffer"
 
 
 def _served(sim: Simulator, stream: str) -> float:
     return float(sim.stream_counters(stream).get("getRecordsBytes", 0))
 
 
-def read_once(spark: Any, sim: Simulator, stream: str, shards: int, stored: float, planning: str | None) -> dict:
+def read_once(
+    spark: Any, sim: Simulator, stream: str, shards: int, stored: float, planning: str | None, **options: str
+) -> dict:
     """One batch read of the whole stream into `noop`, measured from the simulator's counters."""
     if planning is None:
         spark.conf.unset(PLANNING_CONF)
@@ -52,7 +56,7 @@ def read_once(spark: Any, sim: Simulator, stream: str, shards: int, stored: floa
     try:
         df = (
             spark.read.format("kinesis")
-            .options(**source_options(sim.endpoint, stream, initialPosition="trim_horizon"))
+            .options(**source_options(sim.endpoint, stream, initialPosition="trim_horizon", **options))
             .load()
         )
         df.write.format("noop").mode("overwrite").save()
@@ -98,8 +102,12 @@ def run(spark: Any, sim: Simulator, settings: Settings) -> dict[str, Any]:
         sim.quotas(True)
         loads = load()
         runs = {}
-        for name, planning in PLANNINGS:
-            runs[name] = read_once(spark, sim, stream, shards, stored, planning)
+        whole = f"{int(stored // MIB) + 64}m"
+        for name, planning, options in (
+            *((n, p, {}) for n, p in PLANNINGS),
+            (WHOLE_BUFFER, None, {"fetchBufferSize": whole}),
+        ):
+            runs[name] = read_once(spark, sim, stream, shards, stored, planning, **options)
             r = runs[name]
             print(
                 f"  batch read {shards} x {per_shard} MiB ({name}): served/stored {r['servedToStored']}, "

@@ -484,7 +484,13 @@ def _batch_read_targets(results: dict[str, Any], add: Add) -> None:
         rate,
         shape,
         f"{once['fractionOfByteQuota']} over {once['readSeconds']} s of reading, {once['wallSeconds']} s in all "
-        f"(today's planning: {today['fractionOfByteQuota']}, {today['wallSeconds']} s)",
+        f"(today's planning: {today['fractionOfByteQuota']}, {today['wallSeconds']} s"
+        + (
+            f"; with a buffer holding the whole read: {data['runs']['oneReadWholeBuffer']['fractionOfByteQuota']}"
+            if "oneReadWholeBuffer" in data["runs"]
+            else ""
+        )
+        + ")",
         once["fractionOfByteQuota"] >= BATCH_QUOTA_FRACTION,
     )
 
@@ -1018,7 +1024,14 @@ def _batch_read_section(results: dict[str, Any]) -> list[str]:
         "byte | seconds in all | GetRecords calls | throttled |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
-    for name, label in (("oneRead", "one read (probed ends)"), ("today", "today (snapshots)")):
+    labels = (
+        ("oneRead", "one read (probed ends)"),
+        ("today", "today (snapshots)"),
+        ("oneReadWholeBuffer", "one read, `fetchBufferSize` holding the whole read"),
+    )
+    for name, label in labels:
+        if name not in data["runs"]:  # runs from before the third row
+            continue
         r = data["runs"][name]
         out.append(
             f"| {label} | {r['servedMiB']} | {r['servedToStored']} | {r['fractionOfByteQuota']} | "

@@ -56,7 +56,10 @@ final class RangeFetch(config: SourceConfig, ranges: Seq[ShardRange]) extends Au
 
     private def put(block: RecordBlock): Unit = Lock.synchronized {
       val bytes = block.heapBytes(0, block.size)
-      def room = queue.size < MaxQueued && (handedOut || held + bytes <= bufferLimit(config))
+      // Read ahead, a range is held back by the executor's buffer alone: bounded by a count of blocks too, each
+      // range of a 16 x 32 MiB read stopped at 8 blocks (~15 MiB) and read the rest only when handed out, one
+      // range per task at a time: a quarter of the shards' quota.
+      def room = if (handedOut) queue.size < MaxQueued else held + bytes <= bufferLimit(config)
       while (!closed && !room) Lock.wait()
       if (closed) throw new InterruptedException
       queue.add(block)
@@ -90,7 +93,7 @@ final class RangeFetch(config: SourceConfig, ranges: Seq[ShardRange]) extends Au
 object RangeFetch extends Logging {
   /** Ranges one task reads at once: each mostly waits out its shard's quota, so threads are cheap next to calls. */
   val Threads = 64
-  /** Blocks a range holds read ahead at most (each about a second of its shard's quota). */
+  /** Blocks the range being handed out holds at most (each about a second of its shard's quota). */
   val MaxQueued = 8
   /** The first call's Limit; later ones aim at [[ShardReader.callTargetBytes]] from the records' sizes seen. */
   val FirstLimit = 100
