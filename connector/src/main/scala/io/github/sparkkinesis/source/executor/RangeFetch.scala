@@ -56,9 +56,9 @@ final class RangeFetch(config: SourceConfig, ranges: Seq[ShardRange]) extends Au
 
     private def put(block: RecordBlock): Unit = Lock.synchronized {
       val bytes = block.heapBytes(0, block.size)
-      // Read ahead, a range is held back by the executor's buffer alone: bounded by a count of blocks too, each
-      // range of a 16 x 32 MiB read stopped at 8 blocks (~15 MiB) and read the rest only when handed out, one
-      // range per task at a time: a quarter of the shards' quota.
+      // A range read ahead waits for the executor's buffer only. A count of blocks as a second bound stopped each
+      // range of a 16 x 32 MiB read at ~15 MiB, and the rest was read once handed out, one range per task at a
+      // time: a quarter of the shards' quota.
       def room = if (handedOut) queue.size < MaxQueued else held + bytes <= bufferLimit(config)
       while (!closed && !room) Lock.wait()
       if (closed) throw new InterruptedException
