@@ -39,13 +39,15 @@ object ShardRange {
 
 /**
  * A Spark task's share of a batch: a few shard ranges, read in order, placed where they were fetched. `oneRead`: a
- * batch read planned without reading, whose task reads its ranges from Kinesis, all at once ([[executor.RangeFetch]]).
+ * batch read planned without reading, whose task reads its ranges from Kinesis, all at once ([[executor.RangeFetch]]),
+ * and emits them in turns; `parents(i)`: the indexes of range `i`'s parents among `ranges` (it comes after them).
  */
 final case class KinesisInputPartition(
     sourceId: String,
     config: SourceConfig,
     ranges: Seq[ShardRange],
     location: Option[String],
-    oneRead: Boolean = false) extends InputPartition {
+    oneRead: Boolean = false,
+    parents: Seq[Seq[Int]] = Nil) extends InputPartition {
   override def preferredLocations(): Array[String] = location.toArray
 }

@@ -113,10 +113,14 @@ class SourceBatchOneReadSuite extends AnyFunSuite with SimulatorSourceTest {
   test("a task run again, or retried after a failure, reads the same rows in the same order; none put after the plan") {
     val stream = newStreamName("once-retry")
     kinesis.createStream(stream, 3)
-    val put = kinesis.putAll(stream, (1 to 90).map(i => (s"key-$i", s"v$i")))
-    val df = batchReader(stream, "shardsPerTask" -> "1")
+    val put = (1 to 4500).map(i => (s"key-$i", s"v$i")).grouped(500).flatMap(kinesis.putInOneRequest(stream, _)).toSeq
+    assert(put.groupBy(_.shardId).values.forall(_.size > 1000), "every shard holds more than a turn")
+    // One task reads the three shards, in turns of 1,000 records (RangeFetch.TurnRecords).
+    val df = batchReader(stream, "shardsPerTask" -> "3")
     val first = collect(df)
     assertExactly(first, put)
+    assert(first.take(1000).map(_.shardId).distinct.size == 1 && first(1000).shardId != first(0).shardId,
+      "the task did not take its ranges in turns of 1,000 records")
     kinesis.putAll(stream, (1 to 30).map(i => (s"key-$i", s"later-$i")))
     // The same DataFrame keeps its planned partitions: every task runs again, as a retried task would.
     assert(collect(df) == first, "a task run again read other rows")
@@ -124,20 +128,21 @@ class SourceBatchOneReadSuite extends AnyFunSuite with SimulatorSourceTest {
     // on a plan of its own (a new query: it holds the later records too), read once cleanly to compare.
     val rows = df.select("shardId", "sequenceNumber").rdd
     val clean = rows.map(r => (r.getString(0), r.getString(1))).collect().toSeq
-    assert(clean.distinct.size == clean.size && clean.size == 120, s"${clean.size} rows, each once")
+    assert(clean.distinct.size == clean.size && clean.size == 4530, s"${clean.size} rows, each once")
     assert(rows.mapPartitions(FailFirstAttempt).collect().toSeq == clean, "the retried task read other rows")
     assert(FailFirstAttempt.failed.get() > 0, "no task failed: nothing was retried")
   }
 }
 
-/** Fails each task's first attempt at its 10th row, after its ranges were read ahead; a retry reads them all. */
+/** Fails each task's first attempt at its 1,500th row, its ranges read ahead and in their second turns; a retry
+  * reads them all. */
 private object FailFirstAttempt
   extends (Iterator[org.apache.spark.sql.Row] => Iterator[(String, String)]) with Serializable {
   val failed = new java.util.concurrent.atomic.AtomicInteger()
   override def apply(rows: Iterator[org.apache.spark.sql.Row]): Iterator[(String, String)] = {
     val attempt = org.apache.spark.TaskContext.get().attemptNumber()
     rows.zipWithIndex.map { case (r, i) =>
-      if (attempt == 0 && i == 10) {
+      if (attempt == 0 && i == 1500) {
         failed.incrementAndGet()
         throw new IllegalStateException("injected: the first attempt fails")
       }

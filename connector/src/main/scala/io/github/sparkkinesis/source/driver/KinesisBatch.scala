@@ -96,7 +96,10 @@ final class KinesisBatch(config: SourceConfig) extends Batch with org.apache.spa
         shards.get(key).map(_.hashKeys))
     }
     lineageGroups(ranges, shards).map { group =>
-      KinesisInputPartition(sourceId, config, group, None, oneRead = true): InputPartition
+      val index = group.map(_.key).zipWithIndex.toMap
+      val parents =
+        group.map(r => shards.get(r.key).toSeq.flatMap(_.parents).flatMap(p => index.get(ShardKey(r.key.stream, p))))
+      KinesisInputPartition(sourceId, config, group, None, oneRead = true, parents = parents): InputPartition
     }.toArray
   }
 

@@ -12,30 +12,38 @@ object KinesisPartitionReaderFactory extends PartitionReaderFactory {
   }
 }
 
-/** Emits a partition's shard ranges one after another, each in sequence order, as rows of the source schema. */
+/**
+ * Emits a partition's shard ranges as rows of the source schema, each range in sequence order: one after another,
+ * or for a one-read batch task in turns ([[RangeTurns]]), a child after its parents either way.
+ */
 final class KinesisPartitionReader(partition: KinesisInputPartition) extends PartitionReader[InternalRow] {
-  private val ranges = partition.ranges.iterator.zipWithIndex
+  private val config = partition.config
+  private var rangesReRead = 0L
   /** A one-read batch task reads all its ranges from the start. */
-  private val fetch = if (partition.oneRead) Some(new RangeFetch(partition.config, partition.ranges)) else None
-  private var blocks: Iterator[RecordBlock] = Iterator.empty
+  private val fetch = if (partition.oneRead) Some(new RangeFetch(config, partition.ranges)) else None
+  private val blocks: Iterator[(Int, RecordBlock)] = fetch match {
+    case Some(f) =>
+      val parents = partition.ranges.indices.map(i => partition.parents.lift(i).getOrElse(Nil))
+      new RangeTurns(parents, f.blocks, RangeFetch.TurnRecords, RangeFetch.Threads)
+    case None =>
+      partition.ranges.iterator.zipWithIndex.flatMap { case (range, i) =>
+        val (records, reRead) = RangeReader.read(partition.sourceId, config, range)
+        if (reRead) rangesReRead += 1
+        records.map(i -> _)
+      }
+  }
+  private val columns = partition.ranges.map(r => SourceRow.shardColumns(config, r.key)).toArray
   private var block: RecordBlock = RecordBlock.empty
   private var index = 0
-  private val out = new SourceRow(partition.config.layout)
-  private var rangesReRead = 0L
+  private var shard = -1
+  private val out = new SourceRow(config.layout)
 
   override def next(): Boolean = {
-    while (index >= block.size && (blocks.hasNext || ranges.hasNext)) {
-      if (blocks.hasNext) {
-        block = blocks.next()
-        index = 0
-      } else {
-        val (range, i) = ranges.next()
-        val (next, reRead) = fetch.fold(RangeReader.read(partition.sourceId, partition.config, range))(f =>
-          (f.blocks(i), false))
-        blocks = next
-        if (reRead) rangesReRead += 1
-        out.shard(SourceRow.shardColumns(partition.config, range.key))
-      }
+    while (index >= block.size && blocks.hasNext) {
+      val (i, next) = blocks.next()
+      block = next
+      index = 0
+      if (i != shard) { shard = i; out.shard(columns(i)) }
     }
     if (index >= block.size) return false
     out.record(block, index)

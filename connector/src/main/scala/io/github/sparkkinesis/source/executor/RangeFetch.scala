@@ -1,8 +1,6 @@
 package io.github.sparkkinesis.source
 package executor
 
-import java.util.concurrent.{ExecutorService, Executors, ThreadFactory}
-
 import scala.util.control.NonFatal
 
 import io.github.sparkkinesis.source.ShardPosition._
@@ -10,35 +8,52 @@ import org.apache.spark.internal.Logging
 
 /**
  * The ranges of a batch read planned without reading ([[KinesisInputPartition.oneRead]]): each read once from
- * Kinesis, all at once on threads of the task's own, each at its shard's read quota (a paced [[ShardReader]]),
- * and handed out in the partition's order (parents before children). What is read ahead of the range being handed
- * out waits for room in `fetchBufferSize` (per executor, all tasks together); the range being handed out never
- * waits for it (a few calls at most), so a task always moves on. Both ends of every range are concrete: a retried
- * task reads the same records in the same order.
+ * Kinesis on a thread of its own, at its shard's read quota (a paced [[ShardReader]]): the ranges taking turns
+ * ([[RangeTurns]]) always, and the ones after them ahead, in the partition's order, up to [[RangeFetch.Threads]]
+ * ranges at once. What is read waits for room in `fetchBufferSize` (per executor, all tasks together), except a
+ * block of a range taking turns whose queue is empty: so every range taking turns moves on. Both ends of every
+ * range are concrete: a retried task reads the same records in the same order.
  */
 final class RangeFetch(config: SourceConfig, ranges: Seq[ShardRange]) extends AutoCloseable with Logging {
   import RangeFetch._
 
   private val slots = ranges.map(new Slot(_)).toVector
-  private val pool: ExecutorService = Executors.newFixedThreadPool(math.max(1, math.min(ranges.size, Threads)), daemon)
-  // In order: the range handed out first has a thread first, whatever the ones after it wait for.
-  slots.foreach(s => pool.execute(() => s.run()))
+  /** Ranges being read (guarded by Lock). */
+  private var reading = 0
+  private var closed = false
+  Lock.synchronized(readAhead())
 
-  /** Range `i`'s records, as they come; from now on it is the range being handed out. */
-  def blocks(i: Int): Iterator[RecordBlock] = slots(i)
+  /** Range `i`'s records, as they come; from now on it takes turns, read whatever else is. */
+  def blocks(i: Int): Iterator[RecordBlock] = {
+    Lock.synchronized(slots(i).start())
+    slots(i)
+  }
 
   override def close(): Unit = {
     Lock.synchronized {
+      closed = true
       slots.foreach(_.discard())
       Lock.notifyAll()
     }
-    pool.shutdownNow()
   }
+
+  /** Starts reading the next ranges in order while fewer than `Threads` are read. */
+  private def readAhead(): Unit = slots.iterator.filterNot(_.started).take(Threads - reading).foreach(_.start())
 
   private final class Slot(range: ShardRange) extends Iterator[RecordBlock] {
     private val queue = new java.util.ArrayDeque[RecordBlock]()
-    private var handedOut, done, closed = false
+    private var handedOut, done = false
+    var started = false
+    private var thread: Thread = _
     private var failure: Throwable = _
+
+    def start(): Unit = if (!started && !closed) {
+      started = true
+      reading += 1
+      thread = new Thread(() => run(), "kinesis-batch-range")
+      thread.setDaemon(true)
+      thread.start()
+    }
 
     def run(): Unit = {
       val outcome =
@@ -50,16 +65,19 @@ final class RangeFetch(config: SourceConfig, ranges: Seq[ShardRange]) extends Au
       Lock.synchronized {
         failure = outcome.orNull
         done = true
+        reading -= 1
+        readAhead()
         Lock.notifyAll()
       }
     }
 
     private def put(block: RecordBlock): Unit = Lock.synchronized {
       val bytes = block.heapBytes(0, block.size)
-      // A range read ahead waits for the executor's buffer only. A count of blocks as a second bound stopped each
-      // range of a 16 x 32 MiB read at ~15 MiB, and the rest was read once handed out, one range per task at a
-      // time: a quarter of the shards' quota.
-      def room = if (handedOut) queue.size < MaxQueued else held + bytes <= bufferLimit(config)
+      // A range read ahead waits for the executor's buffer only (a count of blocks as a second bound stopped each
+      // range of a 16 x 32 MiB read at ~15 MiB: a quarter of the shards' quota). One taking turns may always hold
+      // a block, so the task never waits on a range that cannot read.
+      def fits = held + bytes <= bufferLimit(config)
+      def room = if (handedOut) queue.isEmpty || (queue.size < MaxQueued && fits) else fits
       while (!closed && !room) Lock.wait()
       if (closed) throw new InterruptedException
       queue.add(block)
@@ -83,18 +101,21 @@ final class RangeFetch(config: SourceConfig, ranges: Seq[ShardRange]) extends Au
     }
 
     def discard(): Unit = {
-      closed = true
       queue.forEach(b => held -= b.heapBytes(0, b.size))
       queue.clear()
+      if (thread != null) thread.interrupt()
     }
   }
 }
 
 object RangeFetch extends Logging {
-  /** Ranges one task reads at once: each mostly waits out its shard's quota, so threads are cheap next to calls. */
+  /** Ranges one task reads ahead at once, and takes turns from: each mostly waits out its shard's quota, so threads
+    * are cheap next to calls. */
   val Threads = 64
-  /** Blocks the range being handed out holds at most (each about a second of its shard's quota). */
+  /** Blocks a range taking turns holds at most (each about a second of its shard's quota). */
   val MaxQueued = 8
+  /** Records a task takes from one range before the next range's turn ([[RangeTurns]]). */
+  val TurnRecords = 1000
   /** The first call's Limit; later ones aim at [[ShardReader.callTargetBytes]] from the records' sizes seen. */
   val FirstLimit = 100
 
@@ -104,12 +125,6 @@ object RangeFetch extends Logging {
   private var held = 0L
 
   private def bufferLimit(config: SourceConfig): Long = Prefetcher.bufferLimit(config)
-
-  private val daemon: ThreadFactory = { r: Runnable =>
-    val t = new Thread(r, "kinesis-batch-range")
-    t.setDaemon(true)
-    t
-  }
 
   /** Reads `range` with GetRecords at its shard's quota, giving `emit` its records in order, then stops. */
   def read(config: SourceConfig, range: ShardRange, emit: RecordBlock => Unit): Unit = {
