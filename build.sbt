@@ -67,7 +67,17 @@ lazy val integrationTests = (project in file("integration-tests"))
     // Tests run against the shaded jar users load, not the connector's class folders.
     Test / unmanagedJars += Attributed.blank((connector / assembly).value),
     Test / fork := true,
-    Test / parallelExecution := false,
+    // Two test JVMs side by side: the suites mostly wait on quotas, triggers and timeouts (the phase used 0.1-0.5 of
+    // two cores in one JVM). Suites within a JVM still run one at a time.
+    Test / parallelExecution := true,
+    Test / testGrouping := {
+      val options = (Test / forkOptions).value
+      (Test / definedTests).value
+        .groupBy(t => if (itFirstJvm(t.name.split('.').last)) "jvm-1" else "jvm-2")
+        .toSeq
+        .sortBy(_._1)
+        .map { case (name, tests) => Tests.Group(name, tests.sortBy(_.name), Tests.SubProcess(options)) }
+    },
     Test / javaOptions ++= sparkJavaOptions ++ Seq(
       "-Xmx4g",
       s"-Dsparkkinesis.root=${repoRoot.value}",
@@ -80,6 +90,19 @@ lazy val integrationTests = (project in file("integration-tests"))
     Test / run / fork := true
   )
   .settings(simulatorForIntegrationTests)
+
+/** The integration suites of the first test JVM: the ones that start more JVMs (spark-submit, `local-cluster`) and
+  * about half the phase's time with them (JUnit reports, 2026-11-29); every other suite runs in the second. */
+lazy val itFirstJvm = Set(
+  "FaultMatrixSuite", "SourceClusterSuite", "SparkSubmitPackagesSuite", "MigrationJobsSuite", "SecretsSuite",
+  "SourceEngineSuite", "SourceRunEndSuite", "SourceQuotaAndFaultSuite", "SinkQuotaSuite", "SourceRetentionSuite"
+)
+// sbt's defaults, but two forked test groups at once (its default is one).
+Global / concurrentRestrictions := Seq(
+  Tags.limitAll(math.max(2, java.lang.Runtime.getRuntime.availableProcessors)),
+  Tags.limit(Tags.ForkedTestGroup, 2),
+  Tags.exclusiveGroup(Tags.Clean)
+)
 
 // --- Kinesis simulator: a standalone server for tests and benchmarks, never part of the connector jar ----------
 lazy val simulator = (project in file("localstack/simulator"))
