@@ -456,12 +456,10 @@ FIGURES: tuple[Figure, ...] = (
         "≤ 1.05×; ≥ 0.9 of the read quota",
         "batchRead",
         _batch_read,
-        "not the CPU (a profile: the driver JVM idle, load about 1): a task hands its ranges out one after "
-        "another, so what is not read ahead is read at one shard's quota per task (`local[2]`: two), and read-ahead "
-        "stops at `fetchBufferSize` (the default, 1/8 of the 2 GiB heap, holds half of the 512 MiB); with a buffer "
-        "holding the whole read the same run reaches the quota (the third row of its results). The fix left: "
-        "tasks that take their ranges' records in turn, a fixed number of records each, so no read needs the "
-        "buffer to hold a shard's backlog; the plan's wait for Kinesis' clock (about 1.5 s) and Spark's job start "
+        "each shard's read quota: a task reads all its ranges at once and takes their records in turns "
+        "(1,000 each), so the rate is the shards' quota when planning is done; handed out one range after "
+        "another (until 2026-11-29) it stopped at 0.56, what did not fit in `fetchBufferSize` read at one "
+        "shard's quota per task; the plan's wait for Kinesis' clock (about 1.5 s) and Spark's job start "
         "come before the first byte and are left out of the rate",
     ),
     Figure(
