@@ -182,6 +182,43 @@ class FlowControllerSuite extends AnyFunSuite {
     assert(f.pauseNanos(10) == 10000 * Ms, "ten units at the slowest rate: the 10 s pause of the seed design")
   }
 
+  test("adaptive with a starting share: paced from the first request at its share of the quota, never above it") {
+    val half = RateFlowController(500, 1, Some(0.5))
+    assert(half.pacing && half.unitsPerSecond == 500.0 && half.batchSize == 50, "half of 1000 units/s, 0.1 s a request")
+    assert(RateFlowController(500, 4, Some(0.5)).unitsPerSecond == 2000.0, "a stream-wide pace: half of 4 shards'")
+    assert(RateFlowController(500, 1, Some(2.0)).unitsPerSecond == 1000.0, "never above the quota")
+    assert(RateFlowController(500, 1, Some(0.001)).unitsPerSecond == RateFlowController.SharedMinUnitsPerSecond)
+    // Clean for ten seconds: it doubles once clean for a second, up to the quota and no further.
+    (0 until 100).foreach(i => half.onResponse(response(50, 0, sentMs = i * 100L, nowMs = i * 100L + 20)))
+    assert(half.unitsPerSecond == 1000.0)
+  }
+
+  test("adaptive with a starting share: additive growth for a second after a cut, then doubling each second") {
+    val f = RateFlowController(500, 1, Some(0.5))
+    f.onResponse(response(50, 25, sentMs = 0, nowMs = 20)) // half refused: the deepest cut
+    assert(f.unitsPerSecond == 250.0)
+    def clean(i: Int): Unit = f.onResponse(response(25, 0, sentMs = 20L + i * 100 - 10, nowMs = 20L + i * 100))
+    (1 to 9).foreach(clean)
+    assert(
+      math.abs(f.unitsPerSecond - 295.0) < 1e-6,
+      s"5 % of the quota a second while the cut is young: ${f.unitsPerSecond}")
+    (10 to 19).foreach(clean)
+    assert(math.abs(f.unitsPerSecond - 590.0) < 1e-6, s"then doubling each second: ${f.unitsPerSecond}")
+  }
+
+  test("adaptive with a starting share: the rate never falls below 20 units a second") {
+    val f = RateFlowController(500, 1, Some(0.5))
+    f.onResponse(response(10, 10, 0, 0))
+    (1 to 200).foreach(i => f.onResponse(response(10, 10, sentMs = i * 10L, nowMs = i * 10L + 5)))
+    assert(f.unitsPerSecond == RateFlowController.SharedMinUnitsPerSecond)
+  }
+
+  test("the driver's starting share: one over the executors writing at once, none when one JVM writes") {
+    import io.github.sparkkinesis.sink.driver.WriterShare.forExecutors
+    assert(forExecutors(1, 8).isEmpty && forExecutors(4, 1).isEmpty, "one executor, or one task")
+    assert(forExecutors(2, 8).contains(0.5) && forExecutors(3, 2).contains(0.5) && forExecutors(3, 3).contains(1.0 / 3))
+  }
+
   test("the ladder stays off while nothing throttles: full batches, no pause") {
     val f = new LadderFlowController(500, openShards = 1)
     (1 to 100).foreach(_ => f.onResponse(response(500, 0)))

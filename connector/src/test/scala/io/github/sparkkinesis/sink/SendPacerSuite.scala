@@ -12,6 +12,7 @@ import io.github.sparkkinesis.sink.executor.{
   FlowController,
   Outgoing,
   PendingRecord,
+  RateFlowController,
   RecordBatcher,
   SendPacer,
   ShardMap,
@@ -190,6 +191,16 @@ class SendPacerSuite extends AnyFunSuite {
     assert(jvm.forgetIdle(5000 * Ms).pacedCount == 1, "5 s after its last answer: still paced")
     val next = new SendPacer(FlowControlMode.Adaptive, 500, 2, _ => Some(twoShards), 0L, jvm)
     assert(jvm.forgetIdle(10100 * Ms).pacedCount == 0 && !next.gated, "10 s after: a new task starts unpaced")
+  }
+
+  test("paces that start at a share of the quota gate the first request: each shard sends its allotment, no burst") {
+    val jvm = new ShardPaces((share: Option[Double]) => RateFlowController(500, 1, share)).startingAt(Some(0.5))
+    val pacer = new SendPacer(FlowControlMode.Adaptive, 500, 2, _ => Some(twoShards), 0L, jvm)
+    assert(pacer.gated && pacer.pacedCount == 2, "both shards paced before any answer")
+    val first = take(pacer, 0L, queue((0 until 600).map(i => record(s"k$i", i % 2, s"r$i")): _*))
+    assert(first.records.size == 100, "0.1 s of 500 units/s for each of the two shards, not 500 records at once")
+    assert(first.pauseNanos == 100 * Ms)
+    assert(jvm.forgetIdle(20000 * Ms).pacedCount == 2, "an idle pace starts again at the share: still paced")
   }
 
   test("ladder, aimd and off pace the stream as a whole, as does adaptive without a shard map") {

@@ -16,7 +16,8 @@ final class KinesisBatchWrite(config: SinkConfig, columns: SinkColumns) extends 
       config,
       columns,
       config.streamName.map(StreamLimits.of(config.connection, _)),
-      ledger.map(_._1))
+      ledger.map(_._1),
+      WriterShare.of(info.numPartitions()))
 
   // Tasks share nothing to coordinate: a second attempt of a task just writes its records again.
   override def useCommitCoordinator(): Boolean = false

@@ -22,7 +22,8 @@ final class KinesisStreamingWrite(config: SinkConfig, columns: SinkColumns, prog
       config,
       columns,
       config.streamName.map(StreamLimits.of(config.connection, _)),
-      ledger.map(_._1))
+      ledger.map(_._1),
+      WriterShare.of(info.numPartitions()))
 
   override def useCommitCoordinator(): Boolean = false
 

@@ -103,18 +103,30 @@ final class FixedFlowController(maxBatch: Int) extends FlowController {
  *
  * The batch follows the rate: about `targetInterval` worth of units, between the floor and the maximum, so a
  * paced writer sends small requests often rather than large ones in bursts that would drain a shard at once.
+ *
+ * **A share of the quota (`startShare`)**, when several executors write the shards at once, each pacing them apart
+ * (docs/design/sink-flow-control.md, "Several executors"): the rate starts paced at that share of the quota
+ * instead of unpaced, and never exceeds the quota (what one writer could use at most). Cuts are as above; growth
+ * is additive, [[RateFlowController.SharedGrowthPerSecond]] of the quota a second, while the last cut is less than
+ * [[RateFlowController.SharedSettleSeconds]] old (writers that grow by the same amount converge on equal shares;
+ * grown in proportion to their rates, two executors kept whatever split of a shard they fell into), and doubles
+ * each second once it is older (room a finished writer freed is taken within seconds). The rate never falls below
+ * [[RateFlowController.SharedMinUnitsPerSecond]]: a 50 KiB aggregate then waits at most 2.5 s for its turn.
  */
 final class RateFlowController(
     maxBatch: Int,
     openShards: Int,
     decrease: Double = 0.1,
     growthPerSecond: Double = 0.1,
-    targetIntervalSeconds: Double = 0.1) extends FlowController {
+    targetIntervalSeconds: Double = 0.1,
+    startShare: Option[Double] = None) extends FlowController {
   import FlowController.Response
   import RateFlowController._
 
   private val floor = FlowController.batchFloor(maxBatch, openShards)
-  private var rate = Double.PositiveInfinity
+  private val quota = QuotaUnitsPerShard * math.max(1, openShards)
+  private val lowest = if (startShare.isDefined) SharedMinUnitsPerSecond else MinUnitsPerSecond
+  private var rate = startShare.fold(Double.PositiveInfinity)(s => math.min(quota, math.max(lowest, quota * s)))
   // The rate at the last cut: the writer knows the shards refused it. Unknown (infinite) after the first estimate.
   private var ceiling = Double.PositiveInfinity
   private var lastCutNanos = 0L
@@ -149,7 +161,12 @@ final class RateFlowController(
   override def pacing: Boolean = !rate.isInfinite
 
   override def onResponse(r: Response): Unit = {
-    if (!started) { started = true; firstSentNanos = r.sentAtNanos }
+    if (!started) {
+      started = true
+      firstSentNanos = r.sentAtNanos
+      // Paced from the start: its first request counts as sent after a cut, growth counts from it.
+      if (startShare.isDefined) { lastCutNanos = r.sentAtNanos - 1; lastGrowthNanos = r.sentAtNanos }
+    }
     // Only the first estimate needs the last second's deliveries.
     if (rate.isInfinite) remember(r.nowNanos, storedUnits(r))
     else if (r.sentAtNanos - lastCutNanos > 0) { count(r); seedSeconds = 0.0 }
@@ -181,7 +198,12 @@ final class RateFlowController(
       val sinceCut = (r.nowNanos - lastCutNanos) / 1e9
       val mark = ceiling * RecoverTo
       rate =
-        if (rate < mark) math.min(mark, rate * math.pow(2, elapsed / DoublingSeconds))
+        if (startShare.isDefined)
+          math.min(
+            quota,
+            if (sinceCut < SharedSettleSeconds) rate + SharedGrowthPerSecond * quota * elapsed
+            else rate * math.pow(2, elapsed))
+        else if (rate < mark) math.min(mark, rate * math.pow(2, elapsed / DoublingSeconds))
         else rate * (1 + math.min(MaxGrowthPerSecond, growthPerSecond * (1 + sinceCut)) * elapsed)
       lastGrowthNanos = r.nowNanos
     }
@@ -191,7 +213,7 @@ final class RateFlowController(
     if (r.records == 0) 0.0 else r.units * (r.records - r.throttled) / r.records
 
   private def cut(to: Double, now: Long): Unit = {
-    rate = math.max(MinUnitsPerSecond, to)
+    rate = math.max(lowest, to)
     lastCutNanos = now
     lastGrowthNanos = now
     answered = 0.0
@@ -213,8 +235,18 @@ final class RateFlowController(
 }
 
 object RateFlowController {
+  def apply(maxBatch: Int, openShards: Int, startShare: Option[Double]): RateFlowController =
+    new RateFlowController(maxBatch, openShards, startShare = startShare)
+
   /** The slowest pace: one floor-sized batch of small records per 10 s at worst. */
   val MinUnitsPerSecond = 1.0
+  /** What one shard takes a second: 1000 records, or 1 MiB (1024 units). */
+  val QuotaUnitsPerShard = 1000.0
+  /** With a starting share: the slowest pace, additive growth (of the quota, per second) and for how long after a
+    * cut. Chosen in FlowControlModelSuite ("several executors"). */
+  val SharedMinUnitsPerSecond = 20.0
+  val SharedGrowthPerSecond = 0.05
+  val SharedSettleSeconds = 1.0
   /** The deepest single cut keeps half the rate. */
   private val MaxCutKeeps = 0.5
   private val RecoverTo = 0.8

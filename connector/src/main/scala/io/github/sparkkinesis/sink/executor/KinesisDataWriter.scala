@@ -27,12 +27,14 @@ import software.amazon.awssdk.services.kinesis.model.PutRecordsRequestEntry
  * docs/design/sink-flow-control.md, "Stopping").
  *
  * @param knownLimits the `streamName` stream's limits, learned on the driver; other streams are described here
+ * @param writerShare the share of each shard's quota this executor's paces start at ([[driver.WriterShare]])
  */
 final class KinesisDataWriter(
     config: SinkConfig,
     columns: SinkColumns,
     knownLimits: Option[StreamLimits],
-    onRejected: String => Unit = _ => ()) extends DataWriter[InternalRow] with SparkLineSink.FlushAfterInput {
+    onRejected: String => Unit = _ => (),
+    writerShare: Option[Double] = None) extends DataWriter[InternalRow] with SparkLineSink.FlushAfterInput {
   import KinesisDataWriter._
 
   private val metrics = new SinkTaskMetrics
@@ -223,7 +225,7 @@ final class KinesisDataWriter(
           rejected(SinkErrors.streamMissing(columns.streamColumn, stream, e.getMessage, at))
       }
     }
-    val publisher = new RecordPublisher(stream, sender, config, limits, metrics)
+    val publisher = new RecordPublisher(stream, sender, config, limits, metrics, writerShare)
     publishers.put(stream, publisher)
     publisher
   }

@@ -30,7 +30,8 @@ final class RecordPublisher(
     sender: PutRecordsSender,
     config: SinkConfig,
     limits: StreamLimits,
-    metrics: SinkTaskMetrics) {
+    metrics: SinkTaskMetrics,
+    writerShare: Option[Double] = None) {
   import RecordPublisher._
 
   private final class Completion(
@@ -47,7 +48,7 @@ final class RecordPublisher(
     stale => ShardMap.of(config.connection, stream, stale),
     System.nanoTime(),
     if (config.flowControl == FlowControlMode.Adaptive)
-      ShardPaces.of(config.connection, stream, config.maxRecordsPerRequest, System.nanoTime())
+      ShardPaces.of(config.connection, stream, config.maxRecordsPerRequest, writerShare, System.nanoTime())
     else null
   )
   private val lanes =

@@ -14,14 +14,24 @@ import io.github.sparkkinesis.client.ConnectionConfig
  * grow and cut in proportion to their rates keep whatever split they fell into, so the task with the larger share
  * finishes first and the other takes seconds to grow into the freed quota. One pace per shard, whose turns go to
  * whichever task has records for it, has none of this: the tasks of one executor are one writer to the shard.
- * Writers in other JVMs still share the shard independently.
+ * Writers in other JVMs pace the shard apart: when the driver knows several executors write at once, each pace
+ * starts at this executor's share of the quota (`writerShare`, see [[driver.WriterShare]]).
  */
-final class ShardPaces(newFlow: () => FlowController) {
+final class ShardPaces(newFlow: Option[Double] => FlowController) {
+  def this(newFlow: () => FlowController) = this((_: Option[Double]) => newFlow())
+
   private val byShard = new ConcurrentHashMap[String, ShardPace]()
   private val pacing = new AtomicInteger()
+  @volatile private var writerShare: Option[Double] = None
 
   def apply(shardId: String, startNanos: Long): ShardPace =
-    byShard.computeIfAbsent(shardId, _ => new ShardPace(newFlow, startNanos, pacing))
+    byShard.computeIfAbsent(shardId, _ => new ShardPace(() => newFlow(writerShare), startNanos, pacing))
+
+  /** The share of each shard's quota the paces made from now on start at (the latest write's). */
+  def startingAt(share: Option[Double]): ShardPaces = {
+    writerShare = share
+    this
+  }
 
   /** Shards of the stream paced now. */
   def pacedCount: Int = pacing.get
@@ -41,11 +51,21 @@ final class ShardPaces(newFlow: () => FlowController) {
 object ShardPaces {
   private val shared = new ConcurrentHashMap[(ConnectionConfig, String, Int), ShardPaces]()
 
-  /** The JVM's paces of a stream's shards, for writers sending up to `maxRecords` per request. */
-  def of(connection: ConnectionConfig, stream: String, maxRecords: Int, now: Long): ShardPaces =
+  /**
+   * The JVM's paces of a stream's shards, for writers sending up to `maxRecords` per request; those made from now
+   * on start at `writerShare` of the quota.
+   */
+  def of(
+      connection: ConnectionConfig,
+      stream: String,
+      maxRecords: Int,
+      writerShare: Option[Double],
+      now: Long): ShardPaces =
     shared.computeIfAbsent(
       (connection, stream, maxRecords),
-      _ => new ShardPaces(() => FlowController(FlowControlMode.Adaptive, maxRecords, 1))).forgetIdle(now)
+      _ => new ShardPaces((share: Option[Double]) => RateFlowController(maxRecords, 1, share)))
+      .startingAt(writerShare)
+      .forgetIdle(now)
 
   val IdleNanos: Long = 10L * 1000 * 1000 * 1000
 }
@@ -60,6 +80,8 @@ final class ShardPace(newFlow: () => FlowController, startNanos: Long, pacedShar
     this(() => flow, startNanos, pacedShards)
 
   private var flow = newFlow()
+  // A pace may start paced (at a share of the quota): it counts as paced from its start.
+  if (flow.pacing) pacedShards.incrementAndGet()
   private var nextAt = startNanos
   private var usedAt = startNanos
   // The last turn: when its pause began and the units it carried, to shorten the wait when the rate rises.
@@ -117,11 +139,11 @@ final class ShardPace(newFlow: () => FlowController, startNanos: Long, pacedShar
     }
   }
 
-  /** A fresh controller (unpaced) when no writer has sent or heard back for `idleNanos`. */
+  /** A fresh controller (unpaced, or at its starting share) when no writer has sent or heard back for `idleNanos`. */
   def forgetIfIdle(now: Long, idleNanos: Long): Unit = synchronized {
     if (now - usedAt >= idleNanos && flow.pacing) {
       flow = newFlow()
-      pacedShards.decrementAndGet()
+      if (!flow.pacing) pacedShards.decrementAndGet()
       lastTaker = null
       waiter = null
     }

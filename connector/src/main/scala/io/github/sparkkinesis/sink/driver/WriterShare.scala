@@ -1,0 +1,28 @@
+package io.github.sparkkinesis.sink
+package driver
+
+import org.apache.spark.sql.SparkSession
+
+/**
+ * The share of each shard's write quota an executor's paces start at, when several executors write at once: one
+ * over the executors that run the write's tasks (as many as there are, or tasks if fewer). Every executor paces the
+ * shards apart (a JVM's tasks share one pace per shard, [[executor.ShardPaces]]); starting each at the quota, or
+ * unpaced until the shards refused records, put two executors 6.6-8.8 % of attempts over the quota on
+ * `local-cluster` (docs/design/sink-flow-control.md, "Several executors"). None when one JVM writes: local mode,
+ * one executor, or one task; its paces find the quota from the shards' refusals alone.
+ */
+object WriterShare {
+  def of(numPartitions: Int): Option[Double] =
+    SparkSession.getActiveSession.flatMap(s => forExecutors(executors(s), numPartitions))
+
+  def forExecutors(executors: Int, numPartitions: Int): Option[Double] = {
+    val writing = math.min(executors, numPartitions)
+    if (writing <= 1) None else Some(1.0 / writing)
+  }
+
+  /** Executors the session has now (its block managers but the driver's); 1 in local mode. */
+  private def executors(session: SparkSession): Int = {
+    val sc = session.sparkContext
+    if (sc.isLocal) 1 else math.max(1, sc.getExecutorMemoryStatus.size - 1)
+  }
+}
