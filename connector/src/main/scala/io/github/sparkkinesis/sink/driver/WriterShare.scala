@@ -6,10 +6,10 @@ import org.apache.spark.sql.SparkSession
 /**
  * The share of each shard's write quota an executor's paces start at, when several executors write at once: one
  * over the executors that run the write's tasks (as many as there are, or tasks if fewer). Every executor paces the
- * shards apart (a JVM's tasks share one pace per shard, [[executor.ShardPaces]]); starting each at the quota, or
- * unpaced until the shards refused records, put two executors 6.6-8.8 % of attempts over the quota on
- * `local-cluster` (docs/design/sink-flow-control.md, "Several executors"). None when one JVM writes: local mode,
- * one executor, or one task; its paces find the quota from the shards' refusals alone.
+ * shards apart (a JVM's tasks share one pace per shard, [[executor.ShardPaces]]): unpaced until the shards refused
+ * records, two executors had 6.6-8.8 % of their attempts throttled on `local-cluster`, and each starting at the
+ * whole quota they overshoot together (docs/design/sink-flow-control.md, "Several executors"). None when one JVM
+ * writes: local mode, one executor, or one task; its paces find the quota from the shards' refusals alone.
  */
 object WriterShare {
   def of(numPartitions: Int): Option[Double] =
