@@ -90,7 +90,7 @@ object KinesisOptions {
   val MaxIdlePollInterval = opt(
     "maxIdlePollInterval",
     "10s",
-    "the longest an idle shard goes unpolled: idle shards are polled once a second while one executor's idle calls stay within 500 a second, evenly further apart beyond (a thousand idle shards: every 2 s); the first record after a silence waits at most this long",
+    "the longest an idle shard goes unpolled: idle shards are polled once a second while one executor's idle calls stay within 500 a second, evenly further apart beyond (a thousand idle shards: every 2 s), at most this long; by default, past 5,000 idle shards on one executor the budget governs instead (10,000: every 20 s, at most a minute), set it to cap the wait at the cost of more calls",
     Source
   )
   val MaxFetchDuration = opt(

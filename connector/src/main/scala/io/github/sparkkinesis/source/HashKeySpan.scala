@@ -37,11 +37,23 @@ final case class HashKeySpan(start: BigInt, end: BigInt) {
       case c => c
     }
 
+  /** Both ends as two unsigned longs each (high, low), how a snapshot task's requests carry them. */
+  private[source] def writeTo(out: java.io.DataOutput): Unit = {
+    out.writeLong(startHigh); out.writeLong(startLow); out.writeLong(endHigh); out.writeLong(endLow)
+  }
+
   override def toString: String = s"$start..$end"
 }
 
 object HashKeySpan {
   val MaxHashKey: BigInt = (BigInt(1) << 128) - 1
+
+  /** A span as [[HashKeySpan.writeTo]] wrote it. */
+  private[source] def readFrom(in: java.io.DataInput): HashKeySpan = {
+    def key(high: Long, low: Long) =
+      BigInt(new java.math.BigInteger(1, ByteBuffer.allocate(16).putLong(high).putLong(low).array()))
+    HashKeySpan(key(in.readLong(), in.readLong()), key(in.readLong(), in.readLong()))
+  }
   val All: HashKeySpan = HashKeySpan(0, MaxHashKey)
 
   /** Whether `s` is a hash key as Kinesis takes one: a decimal in [0, 2^128), digits only. */

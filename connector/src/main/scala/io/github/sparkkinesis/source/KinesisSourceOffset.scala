@@ -17,6 +17,29 @@ final case class KinesisSourceOffset(positions: Map[ShardKey, ShardPosition]) ex
   /** Checked on every trigger against the query's streams, with the same offset while a stream is idle. */
   lazy val streams: Set[String] = positions.keySet.map(_.stream)
   def get(key: ShardKey): Option[ShardPosition] = positions.get(key)
+
+  /**
+   * The shards in the JSON's order. Sorted once per set of shards: an offset moved on by a batch ([[movedBy]]) has
+   * its start's shards and takes their order (at 10,000 shards sorting the keys was most of each offset's JSON,
+   * and every batch writes two: its end and the progress report's latest).
+   */
+  @transient @volatile private var order: Array[ShardKey] = _
+  private[source] def sortedKeys: Array[ShardKey] = {
+    if (order == null) {
+      val keys = positions.keysIterator.toArray
+      java.util.Arrays.sort(keys, KinesisSourceOffset.ByStreamAndShard)
+      order = keys
+    }
+    order
+  }
+
+  /** This offset with the `moved` shards' positions replaced (or added). */
+  def movedBy(moved: Iterable[(ShardKey, ShardPosition)]): KinesisSourceOffset = {
+    val next = KinesisSourceOffset(positions ++ moved)
+    // No shard added: the same shards, so the same order.
+    if (order != null && next.positions.size == positions.size) next.order = order
+    next
+  }
 }
 
 object KinesisSourceOffset {
@@ -32,15 +55,15 @@ object KinesisSourceOffset {
    * JSON tree: at 10,000 shards this runs once per batch on the driver, over a few hundred kilobytes.
    */
   def toJson(offset: KinesisSourceOffset): String = {
-    val sorted = offset.positions.toArray
-    java.util.Arrays.sort(sorted, ByStreamAndShard)
+    val sorted = offset.sortedKeys
     val out = new java.io.StringWriter(64 + sorted.length * 96)
     val json = mapper.getFactory.createGenerator(out)
     json.writeStartObject()
     json.writeNumberField("version", Version)
     json.writeObjectFieldStart("streams")
     var stream: String = null
-    for ((key, position) <- sorted) {
+    for (key <- sorted) {
+      val position = offset.positions(key)
       if (key.stream != stream) {
         if (stream != null) json.writeEndObject()
         stream = key.stream
@@ -57,10 +80,10 @@ object KinesisSourceOffset {
     out.toString
   }
 
-  private object ByStreamAndShard extends java.util.Comparator[(ShardKey, ShardPosition)] {
-    override def compare(a: (ShardKey, ShardPosition), b: (ShardKey, ShardPosition)): Int = {
-      val byStream = a._1.stream.compareTo(b._1.stream)
-      if (byStream != 0) byStream else a._1.shardId.compareTo(b._1.shardId)
+  private object ByStreamAndShard extends java.util.Comparator[ShardKey] {
+    override def compare(a: ShardKey, b: ShardKey): Int = {
+      val byStream = a.stream.compareTo(b.stream)
+      if (byStream != 0) byStream else a.shardId.compareTo(b.shardId)
     }
   }
 

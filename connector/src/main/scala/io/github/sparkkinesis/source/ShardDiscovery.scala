@@ -31,14 +31,15 @@ final case class ShardMeta(
  * after the newest one it holds (resharding always creates shards): when there are none, the listing stands.
  * When there are, the stream is listed in full again (their parents are closed now), as it is after a reader met a
  * shard's end ([[invalidate]]) and at least every [[ShardDiscovery.CompleteListingInterval]]. What only a complete
- * listing shows, shards expired past the retention, an offset planned for a batch sees within
- * `shardFetchInterval` ([[completeShards]]).
+ * listing shows, shards expired past the retention, a query's first offset sees within `shardFetchInterval`
+ * ([[completeShards]]) and a batch's offset within [[ShardDiscovery.PlannedListingInterval]] ([[plannedShards]]).
  */
 final class ShardDiscovery(config: SourceConfig) {
   import ShardDiscovery.Listing
   private val client: KinesisClient = KinesisClientFactory.sync(config.connection)
   private val ttlNanos = config.shardFetchInterval.toNanos
   private val completeNanos = math.max(ttlNanos, ShardDiscovery.CompleteListingInterval.toNanos)
+  private val plannedNanos = math.max(ttlNanos, ShardDiscovery.PlannedListingInterval.toNanos)
   private val listings = new TtlCache[String, Listing](ttlNanos)
   /** Kinesis' clock as complete listings tell it (see [[KinesisClockBound]]), for `latest`. */
   val clock = new KinesisClockBound
@@ -50,15 +51,18 @@ final class ShardDiscovery(config: SourceConfig) {
    * Every shard listed, by key: shards created up to `shardFetchInterval` ago included, shards expired past the
    * retention possibly still in. The same instance while the listings are unchanged, so callers may memoize on it.
    */
-  def shards(): Map[ShardKey, ShardMeta] = build(complete = false)
+  def shards(): Map[ShardKey, ShardMeta] = build()
 
   /** As [[shards]], from complete listings at most `shardFetchInterval` old: what a batch's offset is planned from. */
-  def completeShards(): Map[ShardKey, ShardMeta] = build(complete = true)
+  def completeShards(): Map[ShardKey, ShardMeta] = build(complete = Some(ttlNanos))
 
-  private def build(complete: Boolean): Map[ShardKey, ShardMeta] = {
+  /** As [[shards]], from complete listings at most [[ShardDiscovery.PlannedListingInterval]] old: a batch's offset. */
+  def plannedShards(): Map[ShardKey, ShardMeta] = build(complete = Some(plannedNanos))
+
+  private def build(complete: Option[Long] = None): Map[ShardKey, ShardMeta] = {
     val lists = config.streams.map { stream =>
       val cached = listings.get(stream)(before => relist(stream, before))
-      val stale = complete && System.nanoTime() - cached.completeNanos >= ttlNanos
+      val stale = complete.exists(System.nanoTime() - cached.completeNanos >= _)
       if (stale) listings.get(stream, 0L)(list(stream, _)).shards else cached.shards
     }
     val (from, map) = built
@@ -112,6 +116,13 @@ final class ShardDiscovery(config: SourceConfig) {
 object ShardDiscovery {
   /** The longest a listing goes without a complete relisting, whatever the triggers plan. */
   val CompleteListingInterval: java.time.Duration = java.time.Duration.ofSeconds(60)
+  /**
+   * The oldest complete listing a batch's offset is planned from (or `shardFetchInterval`, if longer): shards
+   * expired past the retention leave the offset, or are reported lost, within this. New shards need no complete
+   * listing. At 10,000 shards a complete listing is ten ListShards pages; made for every batch a second or more
+   * apart, it was the largest part of planning one.
+   */
+  val PlannedListingInterval: java.time.Duration = java.time.Duration.ofSeconds(10)
 
   /** One stream's shards, the newest shard id among them, and when the shards were last listed in full. */
   final case class Listing(shards: Seq[ShardMeta], completeNanos: Long) {

@@ -122,6 +122,12 @@ final case class SourceConfig(
   def idlePollCap: Duration =
     maxIdlePollInterval.getOrElse(if (realTime) minFetchPeriod else SourceConfig.DefaultMaxIdlePollInterval)
 
+  /**
+   * Whether [[idlePollCap]] also caps the idle budget's spacing: when the user chose the cap (or real-time mode
+   * did), else the budget governs past 5,000 idle shards in a JVM (see [[executor.ShardFeed.idleWaitNanos]]).
+   */
+  def idleCapBindsBudget: Boolean = maxIdlePollInterval.isDefined || realTime
+
   def streamArn(stream: String): Option[String] = streamArns.get(stream)
 
   /**

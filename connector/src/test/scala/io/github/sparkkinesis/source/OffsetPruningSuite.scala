@@ -26,6 +26,22 @@ class OffsetPruningSuite extends AnyFunSuite {
     assert(FetchPlanner.nextOffset(end, Nil, Map(meta(1, 0))) == offset(key(1) -> TrimHorizon))
   }
 
+  test("an offset already holding the listed shards moves on in place, and keeps their JSON order") {
+    val listed = Map(meta(2), meta(10), meta(1))
+    val start = offset(key(10) -> TrimHorizon, key(1) -> After("7", 0), key(2) -> AtTimestamp(5))
+    start.json // sorts the shards
+    val end = FetchPlanner.nextOffset(start, Seq(key(10) -> After("3", 0)), listed)
+    assert(end == offset(key(10) -> After("3", 0), key(1) -> After("7", 0), key(2) -> AtTimestamp(5)))
+    assert(end.json == KinesisSourceOffset(end.positions).json, "the order taken from the start is the sorted one")
+    assert(end.json.indexOf(key(1).shardId) < end.json.indexOf(key(2).shardId))
+    assert(end.json.indexOf(key(2).shardId) < end.json.indexOf(key(10).shardId))
+    assert(FetchPlanner.sameShards(end, listed) && !FetchPlanner.sameShards(end, listed - key(2)))
+    // A shard added: sorted again, never the start's order.
+    val grown = start.movedBy(Seq(key(0) -> TrimHorizon))
+    assert(grown.json.indexOf(key(0).shardId) < grown.json.indexOf(key(1).shardId))
+    assert(grown.json == KinesisSourceOffset(grown.positions).json)
+  }
+
   test("shards gone from the listing before their end are the expired-unread ones") {
     val start = offset(key(0) -> After("7", 0), key(1) -> TrimHorizon, key(2) -> ShardEnd, key(3) -> AtTimestamp(5))
     assert(FetchPlanner.expiredUnread(start, Map(meta(3))) == Seq(key(0) -> After("7", 0), key(1) -> TrimHorizon))

@@ -175,8 +175,8 @@ class ShardFeedSuite extends AnyFunSuite {
 
   test("an idle shard is polled sooner after its first empty answers, then every second, however long its silence") {
     import java.time.Duration.{ofMillis, ofSeconds}
-    def wait(polls: Int, max: java.time.Duration = ofSeconds(10), idleFeeds: Int = 1) =
-      ShardFeed.idleWaitNanos(polls, ofMillis(200), max, 0L, ShardFeed.idleBudgetNanos(idleFeeds)) / 1000000
+    def wait(polls: Int, max: java.time.Duration = ofSeconds(10), idleFeeds: Int = 1, capsBudget: Boolean = true) =
+      ShardFeed.idleWaitNanos(polls, ofMillis(200), max, 0L, ShardFeed.idleBudgetNanos(idleFeeds), capsBudget) / 1000000
     assert(wait(0) == 0, "not idle: pacing alone")
     assert(wait(1) == 400 && wait(2) == 800 && wait(3) == 1000, "200 ms doubling up to a second")
     assert(wait(30) == 1000 && wait(1000) == 1000, "then every second, however long its silence")
@@ -185,7 +185,18 @@ class ShardFeedSuite extends AnyFunSuite {
       "as many idle shards as the budget: every second")
     assert(wait(100, idleFeeds = 1000) == 2000, "a thousand share the budget: every 2 s, 500 calls a second")
     assert(wait(100, idleFeeds = 1300) == 2750, "in whole ticks, rounded up: never over the budget")
-    assert(wait(100, idleFeeds = 10000) == 10000, "never longer than maxIdlePollInterval")
+    assert(
+      wait(1, idleFeeds = 10000) == 400 && wait(2, idleFeeds = 10000) == 800 && wait(3, idleFeeds = 1000) == 2000,
+      "the budget spaces a shard after three empty answers, not one: a sparse shard finds nothing now and then"
+    )
+    assert(wait(100, idleFeeds = 10000) == 10000, "never longer than a maxIdlePollInterval the user set")
+    assert(
+      wait(100, idleFeeds = 10000, capsBudget = false) == 20000,
+      "the default cap gives way to the budget: 10,000 idle shards every 20 s, still 500 calls a second")
+    assert(
+      wait(100, idleFeeds = 5000, capsBudget = false) == 10000 && wait(2, capsBudget = false) == 800,
+      "up to 5,000 the default changes nothing")
+    assert(wait(100, idleFeeds = 100000, capsBudget = false) == 60000, "at most a minute: iterators live 5")
     assert(wait(100, ofSeconds(1), 1000) == 1000 && wait(1, ofMillis(300)) == 300, "a lower maximum wins")
   }
 

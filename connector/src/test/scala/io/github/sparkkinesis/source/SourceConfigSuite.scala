@@ -149,4 +149,10 @@ class SourceConfigSuite extends AnyFunSuite {
     assert(config("streamName" -> "clicks", "streamARN" -> arn).streamColumnValue("clicks") == "clicks")
     assert(config("streamName" -> "clicks").streamColumnValue("clicks") == "clicks")
   }
+
+  test("the idle budget governs past the default maxIdlePollInterval; a cap the user sets, or real-time mode, binds it") {
+    assert(!config().idleCapBindsBudget && config().idlePollCap == java.time.Duration.ofSeconds(10))
+    assert(config("maxIdlePollInterval" -> "10s").idleCapBindsBudget)
+    assert(config().copy(realTime = true).idleCapBindsBudget)
+  }
 }

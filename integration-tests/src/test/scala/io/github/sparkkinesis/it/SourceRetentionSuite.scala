@@ -8,6 +8,7 @@ import scala.jdk.CollectionConverters._
 import com.fasterxml.jackson.databind.ObjectMapper
 import org.apache.spark.sql.streaming.Trigger
 import org.scalatest.funsuite.AnyFunSuite
+import io.github.sparkkinesis.source.ShardDiscovery
 import software.amazon.awssdk.services.kinesis.model.{ListShardsRequest, ShardFilter, ShardFilterType}
 
 /**
@@ -159,12 +160,13 @@ class SourceRetentionSuite extends AnyFunSuite with SimulatorSourceTest {
       assert(everyShard > Reshards, s"$everyShard shards listed")
       assert(offsetShards(checkpoint, stream).size > Reshards / 2, "while closed shards are listed, the offset holds them")
 
-      // Retention passes every closed shard; the next batch's offset drops them once the source lists again.
+      // Retention passes every closed shard; the next batch's offset drops them once the source lists them in
+      // full again, which a batch's plan asks for when its complete listing is PlannedListingInterval old.
       val cut = mark()
       expireBefore(stream, cut)
       val expired = System.currentTimeMillis()
-      eventually("the source's shard listing to be renewed (shardFetchInterval 1s)") {
-        System.currentTimeMillis() > expired + 1500
+      eventually("a complete listing to be due for the next batch", Duration.ofSeconds(30)) {
+        System.currentTimeMillis() > expired + ShardDiscovery.PlannedListingInterval.toMillis + 500
       }
       put ++= kinesis.putAll(stream, records("after", 3))
       eventually("the records after the expiry to be read") { collector.records.size >= put.size }

@@ -64,8 +64,11 @@ final class FetchPlanner(config: SourceConfig, discovery: ShardDiscovery) extend
     }
   }
 
-  /** The last answer of `readableShards`, and the listing and offset it was for. */
-  @volatile private var readable: Option[(Map[ShardKey, ShardMeta], KinesisSourceOffset, Seq[ShardKey])] = None
+  /**
+   * The last answer of `readableShards`, and the listing and the offset's ended shards it was for: only these
+   * decide it, so a batch's end (which moves positions, and ends a shard only with a relisting after it) keeps it.
+   */
+  @volatile private var readable: Option[(Map[ShardKey, ShardMeta], Set[ShardKey], Seq[ShardKey])] = None
 
   /** Shards already reported lost, so a query going on past them (failOnDataLoss=false) warns once each. */
   private val reportedLost = mutable.Set.empty[ShardKey]
@@ -78,12 +81,13 @@ final class FetchPlanner(config: SourceConfig, discovery: ShardDiscovery) extend
    */
   def readableShards(start: KinesisSourceOffset): Seq[ShardKey] = {
     val shards = discovery.shards()
-    // Triggers on an idle stream ask again with the same offset and listing (four a second): the same answer.
+    reportExpired(start, shards)
+    // Idle triggers (four a second) and most batches ask with the same listing and ended shards: the same answer.
+    val ended = start.positions.iterator.collect { case (key, ShardEnd) => key }.toSet
     readable match {
-      case Some((s, o, keys)) if (s eq shards) && (o eq start) => return keys
+      case Some((s, e, keys)) if (s eq shards) && e == ended => return keys
       case _ =>
     }
-    reportExpired(start, shards)
     def finished(key: ShardKey) = start.get(key).contains(ShardEnd) || !shards.contains(key)
     // Strict (`toVector`): on Scala 2.12 `values.toSeq` is a lazy Stream, and what is planned here goes to tasks.
     val keys = shards.values.toVector
@@ -91,7 +95,7 @@ final class FetchPlanner(config: SourceConfig, discovery: ShardDiscovery) extend
       .filter(s => s.parents.forall(p => finished(ShardKey(s.key.stream, p))))
       .map(_.key)
       .sorted
-    readable = Some((shards, start, keys))
+    readable = Some((shards, ended, keys))
     keys
   }
 
@@ -102,13 +106,15 @@ final class FetchPlanner(config: SourceConfig, discovery: ShardDiscovery) extend
    * seen to end, so the ended shard's children are in this offset.
    */
   def endOffset(start: KinesisSourceOffset, advanced: Seq[(ShardKey, ShardPosition)]): KinesisSourceOffset = {
-    val shards = discovery.completeShards()
+    val shards = discovery.plannedShards()
     reportExpired(start, shards)
     FetchPlanner.nextOffset(start, advanced, shards)
   }
 
   private def reportExpired(start: KinesisSourceOffset, shards: Map[ShardKey, ShardMeta]): Unit =
-    for ((key, position) <- FetchPlanner.expiredUnread(start, shards) if !reportedLost(key)) {
+    if (!FetchPlanner.sameShards(start, shards)) for {
+      (key, position) <- FetchPlanner.expiredUnread(start, shards) if !reportedLost(key)
+    } {
       val unread = position match {
         case _: After => s"its records ${DataLoss.show(position)} were never read"
         case _ => s"it was never read (its position is ${DataLoss.show(position)})"
@@ -129,6 +135,28 @@ final class FetchPlanner(config: SourceConfig, discovery: ShardDiscovery) extend
    */
   def groups(requests: Seq[SnapshotRequest], owners: Map[ShardKey, String]): Seq[(Seq[SnapshotRequest], Option[String])] =
     taskGroups(requests)(_.key).map(g => g -> FetchPlanner.ownerOf(g.map(_.key), owners))
+
+  /** The last answer of [[keyGroups]]: for the same shards, listing, parallelism and owners, the same groups. */
+  @volatile private var lastKeyGroups
+      : Option[(Seq[ShardKey], Map[ShardKey, ShardMeta], Int, Map[ShardKey, String], Seq[(Seq[ShardKey], Option[String])])] =
+    None
+
+  /**
+   * [[groups]] by shard: the shards' task groups and owners, worked out again only when the shards, the listing,
+   * Spark's parallelism or an owner changed (a trigger at 10,000 shards otherwise spent milliseconds on the
+   * hash-range arithmetic and the owners' counts to find the groups of the trigger before).
+   */
+  def keyGroups(keys: Seq[ShardKey], owners: Map[ShardKey, String]): Seq[(Seq[ShardKey], Option[String])] = {
+    val shards = discovery.shards()
+    val parallelism = FetchPlanner.parallelism
+    lastKeyGroups match {
+      case Some((k, s, p, o, groups)) if (k eq keys) && (s eq shards) && p == parallelism && (o eq owners) => groups
+      case _ =>
+        val groups = taskGroups(keys)(identity).map(g => g -> FetchPlanner.ownerOf(g, owners))
+        lastKeyGroups = Some((keys, shards, parallelism, owners, groups))
+        groups
+    }
+  }
 
   def taskGroups[A](items: Seq[A])(key: A => ShardKey): Seq[Seq[A]] = {
     val shards = discovery.shards()
@@ -168,7 +196,8 @@ object FetchPlanner {
    * retention passed its last record, so whatever the offset had not read of it is gone.
    */
   def expiredUnread(start: KinesisSourceOffset, listed: Map[ShardKey, ShardMeta]): Seq[(ShardKey, ShardPosition)] =
-    start.positions.toSeq.filter { case (key, position) => position != ShardEnd && !listed.contains(key) }.sortBy(_._1)
+    start.positions.iterator.filter { case (key, position) => position != ShardEnd && !listed.contains(key) }
+      .toVector.sortBy(_._1)
 
   /**
    * The offset holds exactly the shards ListShards lists, plus those the batch reads: a shard listed and not yet
@@ -181,12 +210,19 @@ object FetchPlanner {
   def nextOffset(
       start: KinesisSourceOffset,
       advanced: Seq[(ShardKey, ShardPosition)],
-      listed: Map[ShardKey, ShardMeta]): KinesisSourceOffset = {
-    val moved = advanced.map(_._1).toSet
-    val kept = start.positions.filter { case (key, _) => listed.contains(key) || moved(key) }
-    val added = listed.keys.filterNot(start.positions.contains).map(_ -> (TrimHorizon: ShardPosition))
-    KinesisSourceOffset(kept ++ added ++ advanced)
-  }
+      listed: Map[ShardKey, ShardMeta]): KinesisSourceOffset =
+    // Almost always: the offset holds the listed shards already, nothing to add or drop.
+    if (sameShards(start, listed)) start.movedBy(advanced)
+    else {
+      val moved = advanced.map(_._1).toSet
+      val kept = start.positions.filter { case (key, _) => listed.contains(key) || moved(key) }
+      val added = listed.keys.filterNot(start.positions.contains).map(_ -> (TrimHorizon: ShardPosition))
+      KinesisSourceOffset(kept ++ added ++ advanced)
+    }
+
+  /** Whether `offset` holds exactly the `listed` shards (a key lookup each, no copies). */
+  def sameShards(offset: KinesisSourceOffset, listed: Map[ShardKey, ShardMeta]): Boolean =
+    offset.positions.size == listed.size && listed.keysIterator.forall(offset.positions.contains)
 
   /**
    * Deterministic shard-to-task assignment by hash range: each stream's [0, 2^128) is cut into

@@ -168,9 +168,11 @@ class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: String)
     val limits = FetchPlanner.limitsOf(limit)
     val perShard = config.maxRecordsPerShardPerTrigger.getOrElse(Long.MaxValue)
     val shards = discovery.shards()
-    val requests =
-      readable.map(k => SnapshotRequest.of(shards, k, start.get(k).getOrElse(TrimHorizon), perShard, Long.MaxValue))
-    val groups = planner.groups(requests, owners)
+    val keyGroups = planner.keyGroups(readable, owners)
+    val groups = keyGroups.map { case (keys, owner) =>
+      keys.map(k =>
+        SnapshotRequest.of(shards, k, start.get(k).getOrElse(TrimHorizon), perShard, Long.MaxValue)) -> owner
+    }
     val sc = SparkSession.active.sparkContext
     context = Some(sc)
     // A catch-up (the last snapshot saw shards behind their tip) gathers for up to CatchUpBatch since that snapshot.
@@ -197,7 +199,9 @@ class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: String)
       stats = next._2
     }
     held = Some(FetchPlanner.nextOffset(start, heldPositions(snapshots), shards))
-    owners ++= snapshots.map(s => s.key -> s.location)
+    // Only the moves: an unchanged map keeps the task groups' owners worked out (FetchPlanner.keyGroups).
+    val moved = snapshots.filter(s => !owners.get(s.key).contains(s.location))
+    if (moved.nonEmpty) owners ++= moved.map(s => s.key -> s.location)
     val now = System.currentTimeMillis()
     val hold = holdsBack(snapshots, limits, now)
     val planned = if (hold) snapshots.map(_.nothingTaken) else shareOut(sc, snapshots, limits)
@@ -215,7 +219,7 @@ class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: String)
     if (!lastAdvanced) unchanged(start)
     else {
       val end = planner.endOffset(start, advanced)
-      lastPlan = Some(end -> groups.map(_._1.map(_.key)))
+      lastPlan = Some(end -> keyGroups.map(_._1))
       known.remember(end)
     }
   }
@@ -274,16 +278,15 @@ class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: String)
     val start = KinesisSourceOffset.from(startOffset)
     val end = KinesisSourceOffset.from(endOffset)
     val shards = discovery.shards()
-    val ranges = end.positions.toSeq.sortBy(_._1).flatMap { case (key, to) =>
-      val from = start.get(key).getOrElse(TrimHorizon)
-      ShardRange.planned(key, from, to, shards.get(key).map(_.hashKeys))
+    def range(key: ShardKey, to: ShardPosition): Option[ShardRange] =
+      ShardRange.planned(key, start.get(key).getOrElse(TrimHorizon), to, shards.get(key).map(_.hashKeys))
         .map(r => if (shardEnds.exists(_.endsAt(key, to))) r.copy(toIsRecord = false) else r)
-    }
     val grouped = lastPlan.filter(_._1 == end) match {
-      case Some((_, groups)) =>
-        val byKey = ranges.map(r => r.key -> r).toMap
-        groups.map(_.flatMap(byKey.get)).filter(_.nonEmpty)
-      case None => planner.taskGroups(ranges)(_.key) // a batch planned before a restart: nothing is buffered yet
+      // The snapshot's groups hold every shard the batch moved (in the order its tasks read them).
+      case Some((_, groups)) => groups.map(_.flatMap(k => end.get(k).flatMap(range(k, _)))).filter(_.nonEmpty)
+      case None => // a batch planned before a restart: nothing is buffered yet
+        val ranges = end.positions.toSeq.sortBy(_._1).flatMap { case (key, to) => range(key, to) }
+        planner.taskGroups(ranges)(_.key)
     }
     grouped.map { group =>
       KinesisInputPartition(sourceId, readConfig, group, FetchPlanner.ownerOf(group.map(_.key), owners)): InputPartition

@@ -442,7 +442,8 @@ object Prefetcher extends Logging {
         feed.config.minFetchPeriod,
         feed.config.idlePollCap,
         feed.sparseNanos,
-        idleBudgetNanos)
+        idleBudgetNanos,
+        feed.config.idleCapBindsBudget)
       // Only a silent shard's wait ends on the grid: a sparse shard's wait is the time its next record is due, and
       // a call brought a part of a tick before it finds nothing (measured: p95 put->row at 1000 shards with a
       // record each a second 356 ms -> 1,182 ms when sparse waits were aligned too).
