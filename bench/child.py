@@ -109,14 +109,20 @@ def drain(
     return out
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def child_parser(doc: str | None, master: str | None = "local[2]") -> argparse.ArgumentParser:
+    """What every child driver is told (`run_child` passes --out and --timeout); `master` None: required."""
+    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--endpoint", required=True)
-    parser.add_argument("--stream", required=True)
     parser.add_argument("--out", type=Path, required=True)
-    parser.add_argument("--master", default="local[2]")
+    parser.add_argument("--master", default=master, required=master is None)
     parser.add_argument("--driver-memory", default="1g")
     parser.add_argument("--timeout", type=float, default=900.0)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = child_parser(__doc__)
+    parser.add_argument("--stream", required=True)
     parser.add_argument("--heap", action="store_true", help="sample the driver's heap pools")
     parser.add_argument(
         "--option",
@@ -156,13 +162,13 @@ def child_env(spark_home: bool) -> dict[str, str]:
     return env
 
 
-def run_child(args: list[str], timeout: float, spark_home: bool = False) -> dict[str, Any]:
-    """Runs `python -m bench.child ARGS`, in a session of its own so that a timeout ends it together with the JVMs
-    it started (the driver, local-cluster's workers and executors); returns its JSON, with the log's tail when it
-    failed. The child stops its query at `timeout`; the process gets another 120 s to end."""
+def run_child(args: list[str], timeout: float, spark_home: bool = False, module: str = "bench.child") -> dict[str, Any]:
+    """Runs `python -m MODULE ARGS` (this one by default), in a session of its own so that a timeout ends it
+    together with the JVMs it started (the driver, local-cluster's workers and executors); returns its JSON, with
+    the log's tail when it failed. The child stops its query at `timeout`; the process gets another 120 s to end."""
     with tempfile.TemporaryDirectory(prefix="bench-child-") as work:
         out, log = Path(work) / "result.json", Path(work) / "child.log"
-        command = [sys.executable, "-m", "bench.child", *args, "--out", str(out), "--timeout", str(timeout)]
+        command = [sys.executable, "-m", module, *args, "--out", str(out), "--timeout", str(timeout)]
         started = time.monotonic()
         with log.open("w") as sink:
             process = subprocess.Popen(

@@ -142,6 +142,14 @@ class Settings:
     #: a backlog drained on local-cluster[2,1,1024] (bench/cluster.py); 0 shards skips the section
     cluster_shards: int = 8
     cluster_records: int = 160_000
+    #: writers on several executors (bench/sink_cluster.py): local-cluster executor counts (1: the single-executor
+    #: rows), shards, write kinds, and seconds per write at the shards' quota
+    sink_cluster_executors: list[int] = field(default_factory=lambda: [1, 2, 3])
+    sink_cluster_shards: list[int] = field(default_factory=lambda: [4, 16])
+    sink_cluster_aggregations: list[str] = field(default_factory=lambda: ["none", "kpl"])
+    sink_cluster_keys: list[str] = field(default_factory=lambda: ["uniform", "hot"])
+    sink_cluster_modes: list[str] = field(default_factory=lambda: ["batch", "streaming"])
+    sink_cluster_seconds: float = 12.0
     #: how long a child Spark driver (memory, cluster) may take before it is killed
     child_timeout_seconds: float = 1200.0
 
@@ -202,6 +210,11 @@ class Settings:
                 batch_read_mib_per_shard=1,
                 cluster_shards=2,
                 cluster_records=2_000,
+                sink_cluster_executors=[2],
+                sink_cluster_shards=[2],
+                sink_cluster_aggregations=["none"],
+                sink_cluster_keys=["hot"],
+                sink_cluster_seconds=2.0,
                 child_timeout_seconds=300.0,
             )
         elif mode == "quick":
@@ -251,6 +264,9 @@ class Settings:
                 batch_read_shards=4,
                 batch_read_mib_per_shard=8,
                 cluster_records=40_000,
+                sink_cluster_executors=[2],
+                sink_cluster_shards=[4],
+                sink_cluster_seconds=8.0,
                 child_timeout_seconds=600.0,
             )
         else:

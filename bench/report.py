@@ -19,6 +19,9 @@ CPU_BUSY_QUOTA_FRACTION = 0.8
 IDLE_TRIGGER_MS = 300.0
 IDLE_CPU_FRACTION = 0.10
 CLUSTER_SERVED_RATIO = 1.05
+#: writers on several executors (#52): of what the shards take, and record attempts throttled from the first send
+SINK_CLUSTER_OF_QUOTA = 0.95
+SINK_CLUSTER_THROTTLED = 0.05
 BATCH_SERVED_RATIO = 1.05
 BATCH_QUOTA_FRACTION = 0.9
 EFO_P50_MS = 150.0
@@ -63,6 +66,7 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
         _memory_targets,
         _batch_read_targets,
         _cluster_targets,
+        _sink_cluster_targets,
         _fanout_targets,
         _realtime_targets,
         _aggregation_targets,
@@ -511,6 +515,56 @@ def _cluster_targets(results: dict[str, Any], add: Add) -> None:
     )
 
 
+def _sink_cluster_targets(results: dict[str, Any], add: Add) -> None:
+    """Per shard count and aggregation: every multi-executor write as it ships (`shares`), its worst figures."""
+    name = "several executors: ≥ 0.95 of what the shards take, ≤ 5% throttled"
+    data = results.get("sinkCluster") or {}
+    rows = [r for r in data.get("rows", []) if r.get("executors", 1) > 1 and r.get("start") == "shares"]
+    if not rows:
+        add(name, "-", _not_run(data), None)
+        return
+    groups: dict[tuple[int, str], list[dict[str, Any]]] = {}
+    for r in rows:
+        groups.setdefault((r["shards"], r["aggregation"]), []).append(r)
+    for (shards, aggregation), group in sorted(groups.items()):
+        rates = [r["ofQuota"] for r in group if r.get("ofQuota") is not None]
+        worst_rate = min(rates) if rates else None
+        worst_throttled = max(r["throttledFraction"] for r in group)
+        add(
+            name,
+            f"{shards} shards, aggregation {aggregation}, {len(group)} writes on "
+            f"{'/'.join(str(e) for e in sorted({r['executors'] for r in group}))} executors",
+            f"lowest {_num(worst_rate, 3)} of what the shards take, highest {worst_throttled:.1%} throttled",
+            worst_rate is not None
+            and worst_rate >= SINK_CLUSTER_OF_QUOTA
+            and worst_throttled <= SINK_CLUSTER_THROTTLED,
+        )
+
+
+def _sink_cluster_section(results: dict[str, Any]) -> list[str]:
+    data = results.get("sinkCluster") or {}
+    rows = [r for r in data.get("rows", []) if "shards" in r]
+    if not rows:
+        return []
+    out = [
+        "",
+        "## Writers on several executors (local-cluster[N,1,1024], quotas on; `unpaced`: each executor starts unpaced, "
+        "as before #52)",
+        "",
+        "| executors | shards | aggregation | keys | write | start | of what the shards take | throttled | "
+        "attempts | seconds |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        out.append(
+            f"| {r['executors']} | {r['shards']} | {r['aggregation']} | {r['keys']} | {r['mode']} | {r['start']} | "
+            f"{_num(r.get('ofQuota'), 3)} | {r['throttledFraction']:.1%} | {_num(r['attempts'])} | {r['seconds']} |"
+        )
+    failed = [r for r in data.get("rows", []) if "error" in r]
+    out += [f"\n{r['executors']} executors failed: {r['error']}" for r in failed]
+    return out
+
+
 def _num(v: Any, digits: int = 0) -> str:
     if v is None:
         return "-"
@@ -768,6 +822,7 @@ def markdown(results: dict[str, Any], plots: dict[str, str], image_prefix: str =
         _memory_section,
         _batch_read_section,
         _cluster_section,
+        _sink_cluster_section,
     ):
         out += render(results)
     if plots:

@@ -44,6 +44,7 @@ from bench import (
     report,
     scale,
     shard_scale,
+    sink_cluster,
     writers,
 )
 from bench.env import REPO, Settings, Simulator, dump, load, machine, own_simulator, spark_session
@@ -66,6 +67,7 @@ SECTIONS = (
     "memory",
     "batchRead",
     "localCluster",
+    "sinkCluster",
 )
 
 
@@ -109,6 +111,7 @@ def run_benchmarks(
         "memory": lambda: memory.run(spark, sim, settings),
         "batchRead": lambda: batch_read.run(spark, sim, settings),
         "localCluster": lambda: cluster.run(spark, sim, settings),
+        "sinkCluster": lambda: sink_cluster.run(spark, sim, settings),
     }
     for name in SECTIONS:
         if name not in only:

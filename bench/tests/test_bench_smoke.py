@@ -53,6 +53,11 @@ def test_smoke_run_writes_every_section(simulator_admin: SimulatorAdmin, tmp_pat
 
     assert results["writeUnderQuota"]["available"] in (True, False)
 
+    cluster_writes = results["sinkCluster"]["rows"]
+    assert {r["start"] for r in cluster_writes} == {"shares", "unpaced"}, cluster_writes
+    assert all(r["stored"] == r["rows"] for r in cluster_writes if r["mode"] == "batch"), cluster_writes
+    assert all(r["stored"] > 0 and r["attempts"] >= r["stored"] for r in cluster_writes), cluster_writes
+
     for run in results["latency"]["runs"]:
         assert run["recordsArrived"] == run["recordsSent"] > 0
         assert 0 < run["ms"]["p50"] <= run["ms"]["p99"]

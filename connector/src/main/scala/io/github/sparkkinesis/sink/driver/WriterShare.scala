@@ -12,8 +12,16 @@ import org.apache.spark.sql.SparkSession
  * writes: local mode, one executor, or one task; its paces find the quota from the shards' refusals alone.
  */
 object WriterShare {
+  /**
+   * Internal, for the bench's before/after rows: `unpaced` starts every executor unpaced, as before shares.
+   * Not an option: nothing else should want it.
+   */
+  val StartConf = "spark.sparkkinesis.internal.writerStart"
+
   def of(numPartitions: Int): Option[Double] =
-    SparkSession.getActiveSession.flatMap(s => forExecutors(executors(s), numPartitions))
+    SparkSession.getActiveSession
+      .filterNot(_.conf.getOption(StartConf).contains("unpaced"))
+      .flatMap(s => forExecutors(executors(s), numPartitions))
 
   def forExecutors(executors: Int, numPartitions: Int): Option[Double] = {
     val writing = math.min(executors, numPartitions)
