@@ -3,8 +3,8 @@ cluster runs them) writes streams of 4 and 16 shards against the simulator's AWS
 `aggregation=kpl`, uniform keys and one hot key (40 % of the rows), as one batch write and as a streaming query.
 Every executor writes every shard. Per write, from the simulator's counters sampled every 100 ms:
 
-* the fraction of what the shards take: the rate stored from the first record stored until 90 % of the write is
-  stored (streaming: until the query stops), against each shard's binding quota (1000 records or 1 MiB a second,
+* the fraction of what the shards take: the rate stored from a second after the first record stored (the shards'
+  burst credit spent) until 90 % of the write is stored (streaming: until the query stops), against each shard's binding quota (1000 records or 1 MiB a second,
   as Kinesis counts records: an aggregate is one) over the shards the keys reach (one hot key at 40 %: the hot
   shard's quota over 0.4 + 0.6 / shards);
 * the record attempts throttled from the first send on (JVM start not counted: the executors are up first).
@@ -36,6 +36,8 @@ HOT_SHARE = 0.4
 KINESIS_RECORD_BYTES = RECORD_BYTES + 36
 START_CONF = "spark.sparkkinesis.internal.writerStart"
 MIB = 1024 * 1024
+#: the unused quota a shard keeps (Kinesis' burst), left out of the measured rate
+BURST_SECONDS = 1.0
 
 
 def run(spark: Any, sim: Simulator, settings: Settings) -> dict[str, Any]:
@@ -106,13 +108,15 @@ class _Sampler:
 def figures(
     samples: list[tuple[float, int, int, int]], shards: int, hot: bool, until: float | None = None
 ) -> dict[str, Any]:
-    """Rate against the binding quota from the first record stored to 90 % of the total (or `until`), and the
-    attempts throttled over the whole write."""
+    """Rate against the binding quota from a second after the first record stored to 90 % of the total (or
+    `until`), and the attempts throttled over the whole write."""
     stored = [s for s in samples if s[1] > 0]
     if not stored:
         return {"ofQuota": None, "throttledFraction": 0.0, "throttled": 0, "attempts": 0, "stored": 0}
     total, throttled = samples[-1][1], samples[-1][3]
-    first = stored[0]
+    # From a second after the first record stored: a shard keeps up to a second of unused quota, which an idle
+    # stream's first second spends on top of the rate (8-second writes measured up to 1.33 of the quota).
+    first = next((s for s in stored if s[0] >= stored[0][0] + BURST_SECONDS), stored[0])
     if until is None:
         last = next(s for s in stored if s[1] >= 0.9 * total)
     else:
