@@ -139,11 +139,25 @@ def _write_hot(r: dict[str, Any]) -> tuple[str, str]:
 
 
 def _write_executors(r: dict[str, Any]) -> tuple[str, str]:
-    rows = [x for x in r["sinkCluster"]["rows"] if x.get("executors", 1) > 1 and x.get("start") == "shares"]
-    rates = [x["ofQuota"] for x in rows if x.get("ofQuota") is not None]
+    rows = r["sinkCluster"]["rows"]
+    several = [x for x in rows if x.get("executors", 1) > 1 and x.get("start") == "shares"]
+    rates = [x["ofQuota"] for x in several if x.get("ofQuota") is not None]
+
+    def throttled(xs: list[dict[str, Any]]) -> str:
+        return _span((x["throttledFraction"] * 100 for x in xs), "{:.1f}")
+
+    # The same run's unpaced start and single executor: what the shares change, and what one JVM's pace does.
+    beside = [
+        f"{label} {throttled(xs)} %"
+        for label, xs in (
+            ("unpaced start", [x for x in rows if x.get("start") == "unpaced"]),
+            ("one executor", [x for x in rows if x.get("executors", 1) == 1]),
+        )
+        if xs
+    ]
     return (
-        f"{_span(rates)} of what the shards take, "
-        f"{_span((x['throttledFraction'] * 100 for x in rows), '{:.1f}')} % throttled ({len(rows)} writes)",
+        f"{_span(rates)} of what the shards take, {throttled(several)} % throttled ({len(several)} writes)"
+        + (f"; same run: {', '.join(beside)}" if beside else ""),
         _verdict(r, "several executors"),
     )
 
@@ -356,8 +370,9 @@ FIGURES: tuple[Figure, ...] = (
         "≥ 0.95 of what the shards take, ≤ 5 % throttled",
         "sinkCluster",
         _write_executors,
-        "each executor paces the shards apart, starting at its share of their quota; a refused aggregate is a "
-        "whole request, so `aggregation=kpl` overshoots by more per refusal",
+        "each executor starts at its share of a shard's quota, then paces it apart; what is left is each pace's "
+        "own probing in a 10-20 s write (one executor is throttled about as much in the same run), and a refused "
+        "aggregate is a whole request, so `aggregation=kpl` overshoots by more per refusal",
     ),
     Figure(
         "write-kpl",

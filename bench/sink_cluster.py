@@ -4,9 +4,9 @@ cluster runs them) writes streams of 4 and 16 shards against the simulator's AWS
 Every executor writes every shard. Per write, from the simulator's counters sampled every 100 ms:
 
 * the fraction of what the shards take: the rate stored from a second after the first record stored (the shards'
-  burst credit spent) until 90 % of the write is stored (streaming: until the query stops), against each shard's binding quota (1000 records or 1 MiB a second,
-  as Kinesis counts records: an aggregate is one) over the shards the keys reach (one hot key at 40 %: the hot
-  shard's quota over 0.4 + 0.6 / shards);
+  burst credit spent) until 90 % of the write is stored (streaming: until the query stops), against each shard's
+  binding quota (1000 records or 1 MiB a second, as Kinesis counts records: an aggregate is one) over the shards
+  the keys reach (one hot key at 40 %: the hot shard's quota over 0.4 + 0.6 / shards);
 * the record attempts throttled from the first send on (JVM start not counted: the executors are up first).
 
 With N > 1 each shape runs twice in the same session: `shares` (what ships: each executor starts at its share of
@@ -99,6 +99,15 @@ class _Sampler:
                 )
             )
             self._stop.wait(0.1)
+
+    def settle(self, after: float, timeout: float = 5.0) -> None:
+        """Wait for a sample taken after `after` (the write returned): its counters hold every record the write
+        sent."""
+        deadline = time.monotonic() + timeout
+        while not (self.samples and self.samples[-1][0] > after):
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"no counters sample within {timeout} s after the write returned")
+            self._stop.wait(0.02)
 
     def stop(self) -> None:
         self._stop.set()
@@ -209,8 +218,9 @@ def child_main(argv: list[str] | None = None) -> int:
                                 seconds = _write(
                                     spark, args.endpoint, stream, rows, hot, aggregated, mode, args.seconds
                                 )
-                                until = time.monotonic() if mode == "streaming" else None
-                                time.sleep(0.3)  # the sampler's last look after the write returned
+                                returned = time.monotonic()
+                                until = returned if mode == "streaming" else None
+                                sampler.settle(returned)
                             finally:
                                 sampler.stop()
                                 sim.delete(stream)
