@@ -14,8 +14,26 @@ final case class KinesisSourceOffset(positions: Map[ShardKey, ShardPosition]) ex
   // Written to the offset log once per batch; an idle trigger at a thousand shards need not build it.
   override lazy val json: String = KinesisSourceOffset.toJson(this)
 
-  /** Checked on every trigger against the query's streams, with the same offset while a stream is idle. */
-  lazy val streams: Set[String] = positions.keySet.map(_.stream)
+  /** Checked on every trigger against the query's streams (kept by [[movedBy]]: the same shards, the same streams). */
+  def streams: Set[String] = {
+    if (streamSet == null) streamSet = positions.keySet.map(_.stream)
+    streamSet
+  }
+  @transient @volatile private var streamSet: Set[String] = _
+
+  /** The shards read to their end (kept by [[movedBy]], as a trigger asks each time which shards are readable). */
+  def ended: Set[ShardKey] = {
+    if (endedSet == null) endedSet = positions.iterator.collect { case (key, ShardEnd) => key }.toSet
+    endedSet
+  }
+  @transient @volatile private var endedSet: Set[ShardKey] = _
+
+  /**
+   * A listing this offset was found to hold exactly the shards of ([[driver.FetchPlanner.sameShards]]), kept by
+   * [[movedBy]]: at 10,000 shards the check is 10,000 lookups, asked several times a trigger.
+   */
+  @transient @volatile private[source] var holdsListing: AnyRef = _
+
   def get(key: ShardKey): Option[ShardPosition] = positions.get(key)
 
   /**
@@ -36,8 +54,18 @@ final case class KinesisSourceOffset(positions: Map[ShardKey, ShardPosition]) ex
   /** This offset with the `moved` shards' positions replaced (or added). */
   def movedBy(moved: Iterable[(ShardKey, ShardPosition)]): KinesisSourceOffset = {
     val next = KinesisSourceOffset(positions ++ moved)
-    // No shard added: the same shards, so the same order.
-    if (order != null && next.positions.size == positions.size) next.order = order
+    // No shard added: the same shards, so the same order, streams and listing; the ended ones plus the moved ones'.
+    if (next.positions.size == positions.size) {
+      next.order = order
+      next.streamSet = streamSet
+      next.holdsListing = holdsListing
+      if (endedSet != null) {
+        next.endedSet = moved.foldLeft(endedSet) {
+          case (ended, (key, ShardEnd)) => ended + key
+          case (ended, (key, _)) => ended - key
+        }
+      }
+    }
     next
   }
 }

@@ -5,7 +5,7 @@ import java.net.InetAddress
 import io.github.sparkkinesis.client.CallCounts
 import org.apache.spark.{Partition, SparkContext, SparkEnv, TaskContext}
 import org.apache.spark.rdd.RDD
-import io.github.sparkkinesis.source.executor.{FeedState, Prefetcher}
+import io.github.sparkkinesis.source.executor.{FeedState, Prefetcher, ShardFeed, StandingGroups}
 
 /**
  * A shard the next batch may read, from where, and its share of the trigger's read limit; its hash key range
@@ -90,6 +90,13 @@ final case class ExecutorStats(
     aggregates: AggregateCounts = AggregateCounts.zero)
 
 /**
+ * A snapshot task's answer: its shards that are not quiet and its executor's view; or `missed`: the task was sent
+ * only what changed since a generation its executor does not hold ([[executor.StandingGroups]]), and answers
+ * nothing.
+ */
+final case class SnapshotAnswer(snapshots: Seq[ShardSnapshot], stats: ExecutorStats, missed: Boolean = false)
+
+/**
  * How long a snapshot task waits. It returns once every shard of its group has been polled at least once and
  * either some shard has records or `lingerNanos` passed (an idle stream: the task waits for data instead of the
  * driver asking again and again). While shards are behind their tip (a catch-up), it gathers records for up to
@@ -127,26 +134,61 @@ object SnapshotJob {
     s"executor_${InetAddress.getLocalHost.getHostAddress}_${env.executorId}"
   }
 
-  /** `why`: shown beside the job's name in the UI when it is not the usual look for new records. */
+  /**
+   * `why`: shown beside the job's name in the UI when it is not the usual look for new records. With `sent` (a
+   * stream's triggers), each task is sent only the requests of its group that changed since its executor's last
+   * task of that group; a task that lands where the group is not held is asked again in full, in a second job.
+   */
   def run(
       sc: SparkContext,
       spec: SnapshotSpec,
       groups: Seq[(Seq[SnapshotRequest], Option[String])],
-      why: String = ""): (Seq[ShardSnapshot], Seq[ExecutorStats]) = {
+      why: String = "",
+      sent: Option[driver.SentGroups] = None): (Seq[ShardSnapshot], Seq[ExecutorStats]) = {
     if (groups.isEmpty) return (Nil, Nil)
-    val rdd = new SnapshotRDD(sc, spec, groups)
-    // Named in the UI; the query's own description (batch id) is put back for the batch that follows.
-    val previous = sc.getLocalProperty(JobDescription)
-    sc.setJobDescription(s"Kinesis fetch (${groups.map(_._1.size).sum} shards${if (why.isEmpty) "" else s", $why"})")
-    val results =
-      try sc.runJob(rdd, CollectSnapshots, rdd.partitions.indices)
-      finally sc.setLocalProperty(JobDescription, previous)
-    // A partition's result answers its group (runJob keeps the partitions' order): its quiet shards come back here.
-    val answered = results.iterator.zip(groups.iterator).flatMap { case (parts, (requests, _)) =>
-      parts.map { case (reported, stats) => (ShardSnapshot.withQuiet(requests, reported, stats.location), stats) }
+    val asks = sent.fold(groups.map(g => SnapshotAsk.full(-1, 0L, g._1)).toVector)(_.asks(groups.map(_._1)))
+    val answers =
+      try {
+        val first = runAsks(sc, spec, asks.zip(groups.map(_._2)), why)
+        // Only a stream's asks (`sent`) can miss: a full ask never does.
+        val again = first.indices.filter(first(_).missed).map(i => i -> sent.get.full(i, groups(i)._1)).toVector
+        val second = runAsks(sc, spec, again.map { case (i, ask) => ask -> groups(i)._2 }, "again in full")
+        val redone = again.map(_._1).zip(again.map(_._2).zip(second)).toMap
+        val settled = asks.indices.map(i => redone.getOrElse(i, asks(i) -> first(i)))
+        sent.foreach(s =>
+          settled.iterator.zip(groups.iterator).foreach { case ((ask, _), (requests, _)) =>
+            s.answered(ask, requests)
+          })
+        settled.map(_._2)
+      } catch {
+        case e: Throwable =>
+          sent.foreach(_.reset()) // what the executors hold is not known any more
+          throw e
+      }
+    // A task's answer is its group's (runJob keeps the partitions' order): its quiet shards come back here.
+    val answered = answers.iterator.zip(groups.iterator).map { case (a, (requests, _)) =>
+      (ShardSnapshot.withQuiet(requests, a.snapshots, a.stats.location), a.stats)
     }.toVector
     (answered.flatMap(_._1), answered.map(_._2))
   }
+
+  private def runAsks(
+      sc: SparkContext,
+      spec: SnapshotSpec,
+      asks: Seq[(SnapshotAsk, Option[String])],
+      why: String): Vector[SnapshotAnswer] =
+    if (asks.isEmpty) Vector.empty
+    else {
+      val rdd = new SnapshotRDD(sc, spec, asks)
+      // Named in the UI; the query's own description (batch id) is put back for the batch that follows.
+      val previous = sc.getLocalProperty(JobDescription)
+      val shards = asks.map(_._1.size).sum
+      val changed = asks.map(_._1.changed.size).sum
+      val what = if (changed == shards) s"$shards shards" else s"$shards shards, $changed changed"
+      sc.setJobDescription(s"Kinesis fetch ($what${if (why.isEmpty) "" else s", $why"})")
+      try sc.runJob(rdd, CollectSnapshots, rdd.partitions.indices).toVector.flatten
+      finally sc.setLocalProperty(JobDescription, previous)
+    }
 
   /**
    * Asks the executors at `locations` to drop a stopped query's feeds now: best effort and not waited for (a
@@ -166,13 +208,17 @@ object SnapshotJob {
     }
 
   /** Runs in a task: the group's feeds, waited on per `until`, and their state. */
-  def snapshot(spec: SnapshotSpec, requests: Seq[SnapshotRequest]): (Seq[ShardSnapshot], ExecutorStats) = {
+  def snapshot(spec: SnapshotSpec, ask: SnapshotAsk): SnapshotAnswer = {
     import spec._
     val started = System.nanoTime()
     val location = executorLocation()
-    // Strict: a lazy Seq (a Stream on Scala 2.12) would carry the feeds into the task's result.
-    val feeds = requests.toVector.map(r =>
-      r -> Prefetcher.feedFor(sourceId, config, r.key, r.from, runEnd, spill, r.hashKeys, r.closed))
+    // Strict (a Vector): a lazy Seq (a Stream on Scala 2.12) would carry the feeds into the task's result.
+    val feeds = StandingGroups.resolve(sourceId, ask)(
+      r => Prefetcher.feedFor(sourceId, config, r.key, r.from, runEnd, spill, r.hashKeys, r.closed),
+      Prefetcher.kept(sourceId, _)) match {
+      case Some(resolved) => resolved
+      case None => return SnapshotAnswer(Nil, executorStats(spec, location, signals = false), missed = true)
+    }
     val lingerEnd = started + math.min(until.lingerNanos, config.maxFetchDuration.toNanos)
     val fillEnd = started + math.min(until.fillNanos, config.maxFetchDuration.toNanos)
     val halfBuffer = Prefetcher.bufferLimit(config) / 2
@@ -192,11 +238,12 @@ object SnapshotJob {
         var i = 0
         while (i < feeds.length) {
           val (r, f) = feeds(i)
-          anyFailed ||= f.failed.nonEmpty
-          anyData ||= f.hasRecordsAfter(r.from)
-          everyPolled &&= f.hasPolled
-          val done = f.finished
-          everyCaughtUp &&= done || f.caughtUp
+          val look = f.look(r.from)
+          anyFailed ||= (look & ShardFeed.Failed) != 0
+          anyData ||= (look & ShardFeed.HasData) != 0
+          everyPolled &&= (look & ShardFeed.Polled) != 0
+          val done = (look & ShardFeed.Finished) != 0
+          everyCaughtUp &&= done || (look & ShardFeed.CaughtUp) != 0
           everyFinished &&= done // nothing more will come: no reason to wait
           i += 1
         }
@@ -216,22 +263,27 @@ object SnapshotJob {
     val signals = driverListens && Prefetcher.armDriverSignal(sourceId)
     val snapshots = feeds.flatMap { case (r, feed) =>
       feed.failed.foreach(e => throw failure(r.key, e))
-      val snapshot = ShardSnapshot(r.key, r.from, feed.state(r.maxRecords, r.maxBytes), location, Some(feed.heldTo))
-      if (snapshot == ShardSnapshot.quiet(r, location)) None else Some(snapshot)
+      if (feed.quietAt(r.from)) None
+      else {
+        val snapshot = ShardSnapshot(r.key, r.from, feed.state(r.maxRecords, r.maxBytes), location, Some(feed.heldTo))
+        if (snapshot == ShardSnapshot.quiet(r, location)) None else Some(snapshot)
+      }
     }
-    val mine = Prefetcher.feedsOf(sourceId)
-    (
-      snapshots,
-      ExecutorStats(
-        location,
-        Prefetcher.tallyOf(sourceId).snapshot(),
-        Prefetcher.reReadCount(sourceId),
-        mine.map(_.bytesHeld).sum,
-        Prefetcher.bufferLimit(config),
-        signals,
-        Prefetcher.fanOutTallyOf(sourceId).snapshot(),
-        Prefetcher.aggregateCounts(sourceId)
-      ))
+    SnapshotAnswer(snapshots, executorStats(spec, location, signals))
+  }
+
+  private def executorStats(spec: SnapshotSpec, location: String, signals: Boolean): ExecutorStats = {
+    import spec._
+    ExecutorStats(
+      location,
+      Prefetcher.tallyOf(sourceId).snapshot(),
+      Prefetcher.reReadCount(sourceId),
+      Prefetcher.heldBytesOf(sourceId),
+      Prefetcher.bufferLimit(config),
+      signals,
+      Prefetcher.fanOutTallyOf(sourceId).snapshot(),
+      Prefetcher.aggregateCounts(sourceId)
+    )
   }
 
   /** The feed's own failure, unless it already says which shard (stream not found, data loss, denied access). */
@@ -248,43 +300,39 @@ object SnapshotJob {
  * cleans that (11 % of the stream thread's samples in a 1 KiB × 128-shard catch-up, 2026-11-28-copies).
  */
 private object CollectSnapshots
-  extends ((TaskContext, Iterator[(Seq[ShardSnapshot], ExecutorStats)]) => Vector[(Seq[ShardSnapshot], ExecutorStats)])
+  extends ((TaskContext, Iterator[SnapshotAnswer]) => Vector[SnapshotAnswer])
   with Serializable {
-  override def apply(
-      context: TaskContext,
-      it: Iterator[(Seq[ShardSnapshot], ExecutorStats)]): Vector[(Seq[ShardSnapshot], ExecutorStats)] = it.toVector
+  override def apply(context: TaskContext, it: Iterator[SnapshotAnswer]): Vector[SnapshotAnswer] = it.toVector
 }
 
 private object IgnoreRows extends (Iterator[Unit] => Unit) with Serializable {
   override def apply(it: Iterator[Unit]): Unit = ()
 }
 
-/** Its requests travel as bytes ([[SnapshotRequests]]), read back in the task. */
-private final class SnapshotPartition(val index: Int, requests: Seq[SnapshotRequest], val location: Option[String])
+/** Its ask travels as bytes ([[SnapshotRequests]]), read back in the task. */
+private final class SnapshotPartition(val index: Int, ask: SnapshotAsk, val location: Option[String])
   extends Partition {
-  private val encoded: Array[Byte] = SnapshotRequests.encode(requests)
-  def decoded: Seq[SnapshotRequest] = SnapshotRequests.decode(encoded)
+  private val encoded: Array[Byte] = SnapshotRequests.encodeAsk(ask)
+  def decoded: SnapshotAsk = SnapshotRequests.decodeAsk(encoded)
 }
 
 /**
- * `groups` stays on the driver: each partition carries its own requests, and serialized with the RDD (the task
- * binary every task gets) they went out twice, the whole stream's to every task (2.4 MiB a job at 10,000 shards).
+ * `asks` stays on the driver: each partition carries its own, and serialized with the RDD (the task binary every
+ * task gets) they went out twice, the whole stream's to every task (2.4 MiB a job at 10,000 shards).
  */
 private final class SnapshotRDD(
     sc: SparkContext,
     spec: SnapshotSpec,
-    @transient private val groups: Seq[(Seq[SnapshotRequest], Option[String])])
-  extends RDD[(Seq[ShardSnapshot], ExecutorStats)](sc, Nil) {
+    @transient private val asks: Seq[(SnapshotAsk, Option[String])])
+  extends RDD[SnapshotAnswer](sc, Nil) {
 
   override protected def getPartitions: Array[Partition] =
-    groups.zipWithIndex.map { case ((requests, location), i) =>
-      new SnapshotPartition(i, requests, location): Partition
-    }.toArray
+    asks.zipWithIndex.map { case ((ask, location), i) => new SnapshotPartition(i, ask, location): Partition }.toArray
 
   override protected def getPreferredLocations(split: Partition): Seq[String] =
     split.asInstanceOf[SnapshotPartition].location.toSeq
 
-  override def compute(split: Partition, context: TaskContext): Iterator[(Seq[ShardSnapshot], ExecutorStats)] =
+  override def compute(split: Partition, context: TaskContext): Iterator[SnapshotAnswer] =
     Iterator.single(SnapshotJob.snapshot(spec, split.asInstanceOf[SnapshotPartition].decoded))
 }
 

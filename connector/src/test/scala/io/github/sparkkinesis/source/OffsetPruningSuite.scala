@@ -42,6 +42,19 @@ class OffsetPruningSuite extends AnyFunSuite {
     assert(grown.json == KinesisSourceOffset(grown.positions).json)
   }
 
+  test("what a moved offset keeps from its start (ended shards, streams, the listing it holds) stays true") {
+    val listed = Map(meta(0), meta(1), meta(2))
+    val start = offset(key(0) -> ShardEnd, key(1) -> After("7", 0), key(2) -> TrimHorizon)
+    assert(start.ended == Set(key(0)) && FetchPlanner.sameShards(start, listed))
+    val end = FetchPlanner.nextOffset(start, Seq(key(1) -> ShardEnd, key(2) -> After("4", 0)), listed)
+    assert(end.ended == Set(key(0), key(1)) && end.ended == KinesisSourceOffset(end.positions).ended)
+    assert(end.streams == Set("s") && FetchPlanner.sameShards(end, listed))
+    assert(!FetchPlanner.sameShards(end, listed - key(2)), "another listing is checked, not taken from the start")
+    val grown = end.movedBy(Seq(key(3) -> TrimHorizon))
+    assert(!FetchPlanner.sameShards(grown, listed), "a shard added: the start's listing is not this one's")
+    assert(grown.ended == Set(key(0), key(1)))
+  }
+
   test("shards gone from the listing before their end are the expired-unread ones") {
     val start = offset(key(0) -> After("7", 0), key(1) -> TrimHorizon, key(2) -> ShardEnd, key(3) -> AtTimestamp(5))
     assert(FetchPlanner.expiredUnread(start, Map(meta(3))) == Seq(key(0) -> After("7", 0), key(1) -> TrimHorizon))

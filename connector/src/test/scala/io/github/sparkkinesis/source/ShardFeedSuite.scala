@@ -52,6 +52,28 @@ class ShardFeedSuite extends AnyFunSuite {
     assert(s.last == at(5) && s.records == 5 && s.caughtUp)
   }
 
+  test("a quiet shard is told without its state, and agrees with it; the wait's look holds the five answers") {
+    def quietByState(f: ShardFeed, from: ShardPosition) = {
+      val r = SnapshotRequest(key, from, all, all)
+      ShardSnapshot(key, from, f.state(all, all), "e", Some(f.heldTo)) == ShardSnapshot.quiet(r, "e")
+    }
+    val f = feed(at(0))
+    assert(!f.quietAt(at(0)) && !quietByState(f, at(0)), "never answered: not known to be at its tip")
+    assert(f.look(at(0)) == 0)
+    f.onPoll(poll(IndexedSeq.empty), _ => true)
+    assert(f.quietAt(at(0)) && quietByState(f, at(0)))
+    assert(f.look(at(0)) == (ShardFeed.Polled | ShardFeed.CaughtUp))
+    f.onPoll(poll(records(1 to 2)), _ => true)
+    assert(!f.quietAt(at(0)) && !quietByState(f, at(0)))
+    assert(f.look(at(0)) == (ShardFeed.Polled | ShardFeed.CaughtUp | ShardFeed.HasData))
+    assert(f.commit(at(2)).isDefined)
+    assert(f.quietAt(at(2)) && quietByState(f, at(2)), "its records committed, at the tip again")
+    val behind = feed(at(0))
+    behind.onPoll(poll(IndexedSeq.empty, behind = 3000), _ => true)
+    assert(!behind.quietAt(at(0)) && !quietByState(behind, at(0)))
+    assert(behind.look(at(0)) == ShardFeed.Polled)
+  }
+
   test("an answer as long as its Limit is not the tip, even at 0 ms behind (the rest arrived in the same ms)") {
     val f = feed()
     f.onPoll(poll(records(1 to 5), filled = true), _ => true)

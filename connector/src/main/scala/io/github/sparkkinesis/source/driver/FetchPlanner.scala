@@ -83,9 +83,9 @@ final class FetchPlanner(config: SourceConfig, discovery: ShardDiscovery) extend
     val shards = discovery.shards()
     reportExpired(start, shards)
     // Idle triggers (four a second) and most batches ask with the same listing and ended shards: the same answer.
-    val ended = start.positions.iterator.collect { case (key, ShardEnd) => key }.toSet
+    val ended = start.ended
     readable match {
-      case Some((s, e, keys)) if (s eq shards) && e == ended => return keys
+      case Some((s, e, keys)) if (s eq shards) && ((e eq ended) || e == ended) => return keys
       case _ =>
     }
     def finished(key: ShardKey) = start.get(key).contains(ShardEnd) || !shards.contains(key)
@@ -222,7 +222,11 @@ object FetchPlanner {
 
   /** Whether `offset` holds exactly the `listed` shards (a key lookup each, no copies). */
   def sameShards(offset: KinesisSourceOffset, listed: Map[ShardKey, ShardMeta]): Boolean =
-    offset.positions.size == listed.size && listed.keysIterator.forall(offset.positions.contains)
+    (offset.holdsListing eq listed) || {
+      val same = offset.positions.size == listed.size && listed.keysIterator.forall(offset.positions.contains)
+      if (same) offset.holdsListing = listed
+      same
+    }
 
   /**
    * Deterministic shard-to-task assignment by hash range: each stream's [0, 2^128) is cut into

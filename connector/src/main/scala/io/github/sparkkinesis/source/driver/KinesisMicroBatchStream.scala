@@ -49,6 +49,8 @@ class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: String)
   private var lastBehind = false
   private var lastSnapshotNanos = 0L
   private val signal = new DriverSignal(sourceId)
+  /** What the executors hold of each snapshot group: a trigger sends them only what changed. */
+  private val sentGroups = new SentGroups
   /** Signals counted when the last snapshot started, and whether every executor of that snapshot signals. */
   private var signalsSeen = 0L
   private var executorsSignal = false
@@ -57,7 +59,7 @@ class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: String)
   /** Where each shard is prefetched: its snapshot and batch tasks go there. */
   private var owners = Map.empty[ShardKey, String]
   /** The groups behind the last offset returned: the batch's tasks are cut exactly as the snapshot's were. */
-  private var lastPlan: Option[(KinesisSourceOffset, Seq[Seq[ShardKey]])] = None
+  private var lastPlan: Option[LastPlan] = None
   /** Where the executors' feeds had read to at the last snapshot: the progress report's `latestOffset`. */
   @volatile private var held: Option[KinesisSourceOffset] = None
   /**
@@ -187,7 +189,8 @@ class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: String)
         SnapshotWait(linger, untilCaughtUp = false, fill),
         driverListens = listening),
       groups,
-      if (periodic) "periodic, idle stream" else ""
+      if (periodic) "periodic, idle stream" else "",
+      Some(sentGroups)
     )
     val linger = if (lastAdvanced || executorsSignal) 0L else IdleWait.toNanos
     var (snapshots, stats) = snapshot(linger)
@@ -219,7 +222,7 @@ class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: String)
     if (!lastAdvanced) unchanged(start)
     else {
       val end = planner.endOffset(start, advanced)
-      lastPlan = Some(end -> keyGroups.map(_._1))
+      lastPlan = Some(LastPlan(start, end, keyGroups.map(_._1), advanced.iterator.map(_._1).toSet))
       known.remember(end)
     }
   }
@@ -274,6 +277,9 @@ class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: String)
       }
     }
 
+  /** Spark hands back the offsets `latestOffset` returned, or ones read back from its log (restarts). */
+  private def sameOffset(a: KinesisSourceOffset, b: KinesisSourceOffset): Boolean = (a eq b) || a == b
+
   override def planInputPartitions(startOffset: Offset, endOffset: Offset): Array[InputPartition] = {
     val start = KinesisSourceOffset.from(startOffset)
     val end = KinesisSourceOffset.from(endOffset)
@@ -281,9 +287,13 @@ class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: String)
     def range(key: ShardKey, to: ShardPosition): Option[ShardRange] =
       ShardRange.planned(key, start.get(key).getOrElse(TrimHorizon), to, shards.get(key).map(_.hashKeys))
         .map(r => if (shardEnds.exists(_.endsAt(key, to))) r.copy(toIsRecord = false) else r)
-    val grouped = lastPlan.filter(_._1 == end) match {
-      // The snapshot's groups hold every shard the batch moved (in the order its tasks read them).
-      case Some((_, groups)) => groups.map(_.flatMap(k => end.get(k).flatMap(range(k, _)))).filter(_.nonEmpty)
+    val grouped = lastPlan.filter(p => sameOffset(p.end, end)) match {
+      // The snapshot's groups hold every shard the batch moved (in the order its tasks read them); from the start
+      // it planned from, only those have a range (the others are looked at no further: most, at 10,000 shards).
+      case Some(plan) if sameOffset(plan.start, start) =>
+        plan.groups.map(_.iterator.filter(plan.moved).flatMap(k => end.get(k).flatMap(range(k, _))).toVector)
+          .filter(_.nonEmpty)
+      case Some(plan) => plan.groups.map(_.flatMap(k => end.get(k).flatMap(range(k, _)))).filter(_.nonEmpty)
       case None => // a batch planned before a restart: nothing is buffered yet
         val ranges = end.positions.toSeq.sortBy(_._1).flatMap { case (key, to) => range(key, to) }
         planner.taskGroups(ranges)(_.key)
@@ -366,6 +376,13 @@ class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: String)
 
   override def toString: String = s"KinesisMicroBatchStream[${config.streams.mkString(",")}]"
 }
+
+/** The last batch `latestOffset` planned: from where, to where, its task groups, the shards it moved. */
+private final case class LastPlan(
+    start: KinesisSourceOffset,
+    end: KinesisSourceOffset,
+    groups: Seq[Seq[ShardKey]],
+    moved: Set[ShardKey])
 
 object KinesisMicroBatchStream {
   /**

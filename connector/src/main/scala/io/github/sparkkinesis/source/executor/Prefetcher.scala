@@ -44,6 +44,7 @@ object Prefetcher extends Logging {
 
   private val feeds = new ConcurrentHashMap[(String, ShardKey), ShardFeed]()
   private val held = new AtomicLong()
+  private val heldBySource = new ConcurrentHashMap[String, AtomicLong]()
   /** Bytes that calls in flight may bring, counted against the buffer before they are made. */
   private val reserved = new AtomicLong()
   /**
@@ -98,6 +99,17 @@ object Prefetcher extends Logging {
 
   /** Bytes of records held in this JVM, all queries together. */
   def heldBytes: Long = held.get()
+
+  /**
+   * Bytes of records held in this JVM for one query: counted as they change, since a snapshot task reports it on
+   * every trigger and summing the feeds was a pass over all of them (at 10,000 shards, a third of the task's CPU).
+   */
+  def heldBytesOf(sourceId: String): Long = Option(heldBySource.get(sourceId)).map(_.get()).getOrElse(0L)
+
+  private def addHeld(sourceId: String, bytes: Long): Unit = if (bytes != 0) {
+    held.addAndGet(bytes)
+    heldBySource.computeIfAbsent(sourceId, _ => new AtomicLong()).addAndGet(bytes)
+  }
 
   /** The engine's state in a line, for a log or a failing test: what holds memory and call slots (the queue
    * lengths are read outside the scheduler thread: approximate). */
@@ -159,7 +171,7 @@ object Prefetcher extends Logging {
     // Before a new feed's first call is dispatched (below): an answer at a closed shard's tip must not end it.
     if (closed) feed.markClosed()
     touch(feed)
-    held.addAndGet(-freed)
+    addHeld(sourceId, -freed)
     if (created != null) dispatch(created)
     if (freed > 0 || created != null) wakeWaitingForMemory()
     feed
@@ -200,8 +212,11 @@ object Prefetcher extends Logging {
     activity.computeIfAbsent(feed.sourceId, _ => new Activity).touch()
   }
 
-  /** The feeds of a source in this JVM. */
-  def feedsOf(sourceId: String): Seq[ShardFeed] = feeds.values().asScala.filter(_.sourceId == sourceId).toSeq
+  /** Feeds a snapshot task reuses as they are ([[StandingGroups]]), marked as used: their source once. */
+  def kept(sourceId: String, reused: Seq[ShardFeed]): Unit = {
+    reused.foreach(_.touch())
+    activity.computeIfAbsent(sourceId, _ => new Activity).touch()
+  }
 
   /** Drops one feed, e.g. a batch read's once its task has its records (a batch read reads each range once). */
   def drop(sourceId: String, key: ShardKey): Unit = {
@@ -212,6 +227,7 @@ object Prefetcher extends Logging {
   /** Drops every feed of a source, e.g. when its query stops. */
   def release(sourceId: String): Unit = {
     released.put(sourceId, System.nanoTime())
+    StandingGroups.release(sourceId)
     feeds.entrySet().removeIf { e =>
       val mine = e.getKey._1 == sourceId; if (mine) stop(e.getValue); mine
     }
@@ -220,6 +236,8 @@ object Prefetcher extends Logging {
   }
 
   private def forget(sourceId: String): Unit = {
+    heldBySource.remove(sourceId)
+    StandingGroups.release(sourceId)
     reReads.remove(sourceId)
     oddAggregates.remove(sourceId)
     tallies.remove(sourceId)
@@ -307,7 +325,7 @@ object Prefetcher extends Logging {
 
   private def stop(feed: ShardFeed): Unit = {
     feed.stopped = true
-    held.addAndGet(-feed.release())
+    addHeld(feed.sourceId, -feed.release())
     // Its call gives back its slot and reservation now: with retries until success (the default), a call of a
     // stopped query to an endpoint gone away would otherwise hold them for good.
     Option(feed.inFlight).foreach(_.cancel(false))
@@ -416,7 +434,7 @@ object Prefetcher extends Logging {
       feed.onFailure(cause)
     } else if (!feed.stopped) {
       val limit = bufferLimit(feed.config)
-      held.addAndGet(feed.onPoll(poll, size => held.get() + reserved.get() + size <= limit))
+      addHeld(feed.sourceId, feed.onPoll(poll, size => held.get() + reserved.get() + size <= limit))
       countAggregates(feed.sourceId, poll.aggregates)
       val pace = ShardReader.pacingNanos(feed.config, poll.bytes)
       val found = poll.records.size
@@ -460,7 +478,7 @@ object Prefetcher extends Logging {
         ShardFeed.burstAligned(startedNanos + math.max(pace, idle), alignable, startedNanos + pace, BurstOriginNanos),
         startedNanos + pace
       )
-      if (feed.stopped) held.addAndGet(-feed.release())
+      if (feed.stopped) addHeld(feed.sourceId, -feed.release())
     }
     // Waiters re-check only when what they wait for may have changed: an idle shard's empty answer changes nothing.
     if (error != null || (poll != null && !poll.records.isEmpty) || feed.hasPolled != polledBefore ||
@@ -481,10 +499,12 @@ object Prefetcher extends Logging {
   private def evictAbandoned(): Unit = {
     val now = System.nanoTime()
     idleFeeds = feeds.values().asScala.count(f => f.idlePolls > 0 && !f.fetcher.pushed)
+    def unusedFor(sourceId: String) =
+      math.max(AbandonedFloor.toNanos, 3 * Option(activity.get(sourceId)).map(_.longestGapNanos).getOrElse(0L))
+    StandingGroups.evict(now, unusedFor)
     feeds.entrySet().removeIf { e =>
       endOverdueCall(e.getValue, now)
-      val gap = Option(activity.get(e.getKey._1)).map(_.longestGapNanos).getOrElse(0L)
-      val gone = e.getValue.abandoned(now, math.max(AbandonedFloor.toNanos, 3 * gap))
+      val gone = e.getValue.abandoned(now, unusedFor(e.getKey._1))
       if (gone) {
         logInfo(s"Dropping the prefetch of ${e.getValue.key}: no batch asked for it in a while")
         stop(e.getValue)

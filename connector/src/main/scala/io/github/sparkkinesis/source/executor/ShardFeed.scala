@@ -91,6 +91,33 @@ final class ShardFeed(
   /** The listing shows the shard closed: an answer at its tip without its end is not the tip (see the class). */
   def markClosed(): Unit = synchronized { closed = true }
   def hasRecordsAfter(from: ShardPosition): Boolean = synchronized(readTo != from)
+
+  /**
+   * The five answers a snapshot task's wait looks at, under one lock ([[ShardFeed.Failed]] and the others): it
+   * scans all of its feeds whenever a call changed something, at 10,000 shards several times a trigger.
+   */
+  def look(from: ShardPosition): Int = {
+    val gone = stopped
+    synchronized {
+      val ended = readTo == ShardEnd
+      var bits = 0
+      if (failure.nonEmpty) bits |= ShardFeed.Failed
+      if (readTo != from) bits |= ShardFeed.HasData
+      if (polls > 0 || failure.nonEmpty || ended || gone) bits |= ShardFeed.Polled
+      if (ended || endReached || atTip) bits |= ShardFeed.CaughtUp
+      if (ended || endReached || failure.nonEmpty || gone) bits |= ShardFeed.Finished
+      bits
+    }
+  }
+
+  /**
+   * Nothing held or read past `from`, at the tip: the shard as [[ShardSnapshot.quiet]] describes it, told without
+   * building its state (most shards of a large stream, on most triggers).
+   */
+  def quietAt(from: ShardPosition): Boolean = synchronized {
+    records.isEmpty && heldBytes == 0 && readTo == from && failure.isEmpty && millisBehind.contains(0L) &&
+    (readTo == ShardEnd || endReached || atTip)
+  }
   def bytesHeld: Long = synchronized(heldBytes)
   def millisBehindLatest: Option[Long] = synchronized(millisBehind)
 
@@ -264,6 +291,12 @@ final class ShardFeed(
 final case class CallPlan(limit: Int, answerBytes: Long)
 
 object ShardFeed {
+  /** The bits of [[ShardFeed.look]]. */
+  val Failed = 1
+  val HasData = 2
+  val Polled = 4
+  val CaughtUp = 8
+  val Finished = 16
   /** Until a shard's first records show their size: large, so a feed's first call cannot overfill a small buffer. */
   val InitialRecordBytesGuess: Long = 10L * 1024
   val MaxResponseBytes: Long = 10L * 1024 * 1024
