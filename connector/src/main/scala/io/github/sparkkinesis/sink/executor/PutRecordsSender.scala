@@ -56,11 +56,23 @@ private[sink] final class PutRecordsSender(client: KinesisClient) {
     if (!go) error = AbortedException.create("the write task was aborted before this PutRecords request was sent")
     else {
       try response = client.putRecords(request)
-      catch { case e: Throwable => error = e }
+      catch { case e: Throwable => error = abortedAs(e) }
       finally leave(me)
     }
     ended()
     done(response, error)
+  }
+
+  /**
+   * A call that `stop` interrupted ends as an AbortedException wherever the interrupt landed: in the SDK's backoff
+   * or between its attempts the SDK says so itself, but in Apache HttpClient's wait for a pooled connection the
+   * SDK passes on a bare CancellationException (seen once in a test run).
+   */
+  private def abortedAs(e: Throwable): Throwable = {
+    val aborted = synchronized(stopped)
+    val causes = Iterator.iterate(e)(_.getCause).takeWhile(_ != null)
+    if (!aborted || causes.exists(_.isInstanceOf[AbortedException])) e
+    else AbortedException.builder().message("the write task was aborted during this PutRecords call").cause(e).build()
   }
 
   private def leave(me: Thread): Unit = synchronized {
