@@ -20,6 +20,7 @@ object SinkMetrics {
   val Requests = "putRecordsRequests"
   val RecordsPerRequest = "recordsPerRequest"
   val HeldBytesPeak = "heldBytesPeak"
+  val PaceStartShare = "paceStartShare"
 
   def supported: Array[CustomMetric] = Array(
     new RecordsWrittenMetric,
@@ -34,7 +35,8 @@ object SinkMetrics {
     new ReroutedRecordsMetric,
     new RequestsMetric,
     new RecordsPerRequestMetric,
-    new HeldBytesPeakMetric
+    new HeldBytesPeakMetric,
+    new PaceStartShareMetric
   )
 }
 
@@ -69,6 +71,16 @@ class RecordsPerRequestMetric extends AverageOfActiveTasks(
 class HeldBytesPeakMetric extends MaxOverTasks(
     SinkMetrics.HeldBytesPeak,
     "most record bytes a task held at once, all its streams (max over tasks)")
+
+/**
+ * What the driver told the executors about each other (docs/design/sink-flow-control.md, "Several executors"): the
+ * share every executor's shard paces start at. Tasks of one write all get the same share.
+ */
+class PaceStartShareMetric extends MaxOverTasks(
+    SinkMetrics.PaceStartShare,
+    "share of each shard's write quota an executor's paces start at, per mille: 1000 / executors writing " +
+      "(0: one JVM writes, unpaced until refused)"
+  )
 
 /** The largest value any task reports. */
 abstract class MaxOverTasks(metricName: String, text: String) extends CustomMetric {
@@ -119,6 +131,8 @@ final class SinkTaskMetrics {
   /** Records put in requests, each send of a resent record counted. */
   var sentRecords = 0L
   var heldBytesPeak = 0L
+  /** The driver's [[driver.WriterShare]] for this write, per mille; 0 for none. */
+  var paceStartShare = 0L
 
   def values: Array[CustomTaskMetric] = Array(
     SinkTaskMetrics.metric(SinkMetrics.RecordsWritten, recordsWritten),
@@ -135,7 +149,8 @@ final class SinkTaskMetrics {
     SinkTaskMetrics.metric(SinkMetrics.ReroutedRecords, reroutedRecords),
     SinkTaskMetrics.metric(SinkMetrics.Requests, requests),
     SinkTaskMetrics.metric(SinkMetrics.RecordsPerRequest, if (requests == 0) 0L else sentRecords / requests),
-    SinkTaskMetrics.metric(SinkMetrics.HeldBytesPeak, heldBytesPeak)
+    SinkTaskMetrics.metric(SinkMetrics.HeldBytesPeak, heldBytesPeak),
+    SinkTaskMetrics.metric(SinkMetrics.PaceStartShare, paceStartShare)
   )
 }
 

@@ -132,6 +132,10 @@ class FaultMatrixSuite extends AnyFunSuite with SimulatorSourceTest {
       SinkExecutorKillProbe.getClass, Seq(endpoint.toString, stream, work.toString, n.toString, tasks.toString))
     assert(run.awaitExit(Duration.ofMinutes(4)) == 0, s"the write did not survive the executor's loss${run.context}")
     assert(run.lines.exists(_.startsWith("PROBE killed executor")), s"no executor was killed${run.context}")
+    // Two executors write: the driver's share (one half of each shard's quota) reached every task that wrote.
+    val shares = run.lines.collectFirst { case l if l.startsWith("PROBE paceStartShare=") => l.split('=')(1) }
+      .getOrElse(fail(s"no paceStartShare line${run.context}")).split(',').toSeq
+    assert(shares.size == tasks && shares.forall(_ == "500"), s"paceStartShare per successful task: $shares")
     val stored = StreamContents.read(kinesis.client, stream).map(_.text.toLong)
     val duplicated = stored.groupBy(identity).collect { case (id, copies) if copies.size > 1 => id }
     info(s"records put $n, stored ${stored.size}, lost ${n - stored.distinct.size}, duplicated ${duplicated.size}")

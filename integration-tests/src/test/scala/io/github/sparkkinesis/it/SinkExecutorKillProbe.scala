@@ -6,14 +6,21 @@ import java.nio.file.{Files, Paths}
 import scala.concurrent.{Await, ExecutionContext, Future}
 import scala.concurrent.duration._
 
-import org.apache.spark.TaskContext
+import java.util.concurrent.ConcurrentLinkedQueue
+
+import scala.jdk.CollectionConverters._
+
+import io.github.sparkkinesis.sink.PaceStartShareMetric
+import org.apache.spark.{Success, TaskContext}
+import org.apache.spark.scheduler.{SparkListener, SparkListenerTaskEnd}
 import org.apache.spark.sql.SparkSession
 
 /**
  * Run by FaultMatrixSuite through spark-submit on `local-cluster[2,1,1024]`: writes ids 0 until n with the sink,
  * `partitions` tasks over contiguous id ranges. The first attempt of the task writing partition 1 stops at the
  * middle of its rows (the rows before are taken by the sink, sent or in flight), and its executor JVM is killed
- * with SIGKILL; Spark reruns the task elsewhere and the write must still succeed. Prints `PROBE` lines.
+ * with SIGKILL; Spark reruns the task elsewhere and the write must still succeed. Prints `PROBE` lines, one of them
+ * the share of the quota each successful write task's executor started its paces at (the sink's `paceStartShare`).
  */
 object SinkExecutorKillProbe {
   private val HeldPartition = 1
@@ -25,6 +32,13 @@ object SinkExecutorKillProbe {
     val heldFile = held.toString // a Path is not serializable: the tasks get the name
     val spark = SparkSession.builder().getOrCreate()
     import spark.implicits._
+    val shares = new ConcurrentLinkedQueue[String]()
+    val shareName = new PaceStartShareMetric().description() // a custom metric's accumulator bears its description
+    spark.sparkContext.addSparkListener(new SparkListener {
+      override def onTaskEnd(end: SparkListenerTaskEnd): Unit = if (end.reason == Success) {
+        end.taskInfo.accumulables.filter(_.name.contains(shareName)).foreach(_.update.foreach(v => shares.add(v.toString)))
+      }
+    })
     try {
       val deadline = System.nanoTime() + 60L * 1000000000L
       while (spark.sparkContext.statusTracker.getExecutorInfos.length < 3) { // the driver counts as one
@@ -59,6 +73,10 @@ object SinkExecutorKillProbe {
       println(s"PROBE killed executor pid=$pid holding partition $HeldPartition")
       Await.result(writing, 5.minutes)
       println(s"PROBE write done partitions=$parts perPartition=$perPartition heldPartition=$HeldPartition")
+      // The listener bus is asynchronous: the write's last task ends may still be on their way.
+      val heard = System.nanoTime() + 30L * 1000000000L
+      while (shares.size < parts && System.nanoTime() < heard) Thread.sleep(50)
+      println(s"PROBE paceStartShare=${shares.asScala.mkString(",")}")
     } finally spark.stop()
   }
 }

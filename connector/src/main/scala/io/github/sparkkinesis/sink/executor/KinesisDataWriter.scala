@@ -39,6 +39,7 @@ final class KinesisDataWriter(
 
   private val metrics = new SinkTaskMetrics
   metrics.batchSize = config.maxRecordsPerRequest
+  metrics.paceStartShare = writerShare.fold(0L)(s => math.round(s * 1000))
   private val hashKeyOrdinal = columns.explicitHashKey.getOrElse(-1)
   private val sender = new PutRecordsSender(KinesisClientFactory.sync(config.connection))
   private val publishers = new util.LinkedHashMap[String, RecordPublisher]()
