@@ -84,10 +84,10 @@ final class ShardFeed(
   def ended: Boolean = synchronized(readTo == ShardEnd)
   def failed: Option[Throwable] = synchronized(failure)
   /** Answered at least once, or never will be. */
-  def hasPolled: Boolean = synchronized(polls > 0 || failure.nonEmpty || readTo == ShardEnd) || stopped
-  def caughtUp: Boolean = synchronized(readTo == ShardEnd || endReached || atTip)
+  def hasPolled: Boolean = is(ShardFeed.Polled)
+  def caughtUp: Boolean = is(ShardFeed.CaughtUp)
   /** No call will ever be made again. */
-  def finished: Boolean = synchronized(readTo == ShardEnd || endReached || failure.nonEmpty) || stopped
+  def finished: Boolean = is(ShardFeed.Finished)
   /** The listing shows the shard closed: an answer at its tip without its end is not the tip (see the class). */
   def markClosed(): Unit = synchronized { closed = true }
   def hasRecordsAfter(from: ShardPosition): Boolean = synchronized(readTo != from)
@@ -104,19 +104,24 @@ final class ShardFeed(
       if (failure.nonEmpty) bits |= ShardFeed.Failed
       if (readTo != from) bits |= ShardFeed.HasData
       if (polls > 0 || failure.nonEmpty || ended || gone) bits |= ShardFeed.Polled
-      if (ended || endReached || atTip) bits |= ShardFeed.CaughtUp
+      if (reached) bits |= ShardFeed.CaughtUp
       if (ended || endReached || failure.nonEmpty || gone) bits |= ShardFeed.Finished
       bits
     }
   }
+
+  // One of look's answers that does not depend on a position (null: HasData, which does, is not asked for).
+  private def is(bit: Int): Boolean = (look(null) & bit) != 0
+
+  // The feed read up to the shard's end or its tip; the caller holds the lock.
+  private def reached: Boolean = readTo == ShardEnd || endReached || atTip
 
   /**
    * Nothing held or read past `from`, at the tip: the shard as [[ShardSnapshot.quiet]] describes it, told without
    * building its state (most shards of a large stream, on most triggers).
    */
   def quietAt(from: ShardPosition): Boolean = synchronized {
-    records.isEmpty && heldBytes == 0 && readTo == from && failure.isEmpty && millisBehind.contains(0L) &&
-    (readTo == ShardEnd || endReached || atTip)
+    records.isEmpty && heldBytes == 0 && readTo == from && failure.isEmpty && millisBehind.contains(0L) && reached
   }
   def bytesHeld: Long = synchronized(heldBytes)
   def millisBehindLatest: Option[Long] = synchronized(millisBehind)
