@@ -1,10 +1,13 @@
 package io.github.sparkkinesis.it
 
 import java.time.Duration
-import java.util.concurrent.atomic.{AtomicBoolean, AtomicLong}
+import java.util.concurrent.ConcurrentLinkedQueue
+import java.util.concurrent.atomic.{AtomicBoolean, AtomicInteger, AtomicLong}
 
 import scala.jdk.CollectionConverters._
 
+import org.apache.spark.ExceptionFailure
+import org.apache.spark.scheduler.{SparkListener, SparkListenerTaskEnd, SparkListenerTaskStart}
 import org.apache.spark.sql.DataFrame
 import org.apache.spark.sql.streaming.Trigger
 import org.scalatest.exceptions.TestFailedException
@@ -95,16 +98,39 @@ class SourceEngineSuite extends AnyFunSuite with SimulatorSourceTest {
     } finally simulator.admin.quotas(enabled = true, factor = 1.0)
   }
 
-  test("a stopped query's calls give back their slots and reserved space at once, even calls that hang") {
+  test("a stopped query's calls give back their slots and reserved space at once, even calls that hang; the " +
+    "snapshot task waiting on them ends without an error") {
     val stream = newStreamName("hung")
     kinesis.createStream(stream, 4)
     eventually("no call of an earlier test to be running") { Prefetcher.callsInFlightNow == 0 }
+    val (running, failed) = (new AtomicInteger, new ConcurrentLinkedQueue[String])
+    val tasks = new SparkListener {
+      override def onTaskStart(start: SparkListenerTaskStart): Unit = running.incrementAndGet()
+      override def onTaskEnd(end: SparkListenerTaskEnd): Unit = {
+        running.decrementAndGet()
+        end.reason match { case f: ExceptionFailure => failed.add(f.toErrorString); case _ => }
+      }
+    }
+    spark.sparkContext.addSparkListener(tasks)
     val query = new Collector().start(kinesisReader(stream, "apiCallAttemptTimeout" -> "10min"), newCheckpoint(),
       Trigger.ProcessingTime(0))
     try {
       eventually("the query to read its shards") { Prefetcher.feedCount == 4 }
       simulator.admin.faults("""[{"kind": "hang", "operations": ["GetRecords"], "probability": 1.0, "hangMillis": 600000}]""")
       eventually("calls to hang") { Prefetcher.callsInFlightNow == 4 }
+      // What a stop does when Spark's cancellation of the query's jobs missed the trigger's snapshot job (submitted
+      // by the stream thread as it was being interrupted, seen at 5,000 shards): the source's stop releases the
+      // feeds while a snapshot task waits on them (it waits out its linger each trigger, the calls hang).
+      eventually("a snapshot task to be running") { running.get() > 0 }
+      val hung = Prefetcher.sourceIds.toSeq.flatMap(Prefetcher.feedsOf)
+      Prefetcher.sourceIds.foreach(Prefetcher.release)
+      eventually("the snapshot task to end") { running.get() <= 0 }
+      eventually("the released calls to be given up") { Prefetcher.callsInFlightNow == 0 }
+      // A task that looks at a feed after its cancelled call came back must not take the cancellation for the
+      // shard's failure (the task's wait may also end first, on the feed being stopped: this is the part that
+      // does not depend on which comes first).
+      val failures = hung.flatMap(f => f.failed.map(e => s"${f.key}: $e"))
+      assert(hung.size == 4 && failures.isEmpty, s"released feeds report their cancelled calls as failures: $failures")
     } finally {
       query.stop()
       simulator.admin.clearFaults()
@@ -113,6 +139,11 @@ class SourceEngineSuite extends AnyFunSuite with SimulatorSourceTest {
     eventually("the hung calls to be given up", Duration.ofSeconds(10)) {
       Prefetcher.callsInFlightNow == 0 && Prefetcher.reservedBytes == 0 && Prefetcher.feedCount == 0
     }
+    try eventually("the stopped query's tasks to end") { running.get() <= 0 }
+    finally spark.sparkContext.removeSparkListener(tasks)
+    // The calls the stop cancelled are not the shards' failures: a task that read their feeds failed with that
+    // cancellation, and the executor logged it as an ERROR on every stop that met a trigger.
+    assert(failed.isEmpty, s"tasks failed as the query stopped: ${failed.asScala.map(_.linesIterator.next()).mkString("; ")}")
   }
 
   test("fetching goes on while a batch is processed") {

@@ -123,6 +123,10 @@ object Prefetcher extends Logging {
 
   /** Shards read in this JVM, all queries together. */
   def feedCount: Int = feeds.size()
+  /** The sources that have feeds here now, and a source's feeds (for tests). */
+  private[sparkkinesis] def sourceIds: Set[String] = feeds.keySet().asScala.map(_._1).toSet
+  private[sparkkinesis] def feedsOf(sourceId: String): Seq[ShardFeed] =
+    feeds.asScala.collect { case ((id, _), feed) if id == sourceId => feed }.toSeq
 
   /** Shards read in this JVM that have not had an answer yet (a queue of calls longer than the slots serve). */
   def unansweredFeedCount: Int = feeds.values().asScala.count(!_.hasPolled)
@@ -429,9 +433,13 @@ object Prefetcher extends Logging {
   private def completed(feed: ShardFeed, poll: Poll, error: Throwable, startedNanos: Long): Unit = {
     val (polledBefore, caughtUpBefore) = (feed.hasPolled, feed.caughtUp)
     if (error != null) {
-      val cause = PollingFetcher.cause(error)
-      if (!feed.stopped) logWarning(s"Reading Kinesis shard ${feed.key} failed: $cause")
-      feed.onFailure(cause)
+      // A stopped feed's call ends as its stop cancelled it: not the shard's failure. Recorded, it failed a snapshot
+      // task that looked at the feed after the query stopped (a task Spark's cancellation missed: an ERROR per stop).
+      if (!feed.stopped) {
+        val cause = PollingFetcher.cause(error)
+        logWarning(s"Reading Kinesis shard ${feed.key} failed: $cause")
+        feed.onFailure(cause)
+      }
     } else if (!feed.stopped) {
       val limit = bufferLimit(feed.config)
       addHeld(feed.sourceId, feed.onPoll(poll, size => held.get() + reserved.get() + size <= limit))
