@@ -4,6 +4,7 @@ time and its heap pools. Works on any SparkSession's JVM: the bench's own, or a 
 from __future__ import annotations
 
 import os
+import threading
 from typing import Any
 
 MIB = 1024 * 1024
@@ -32,6 +33,26 @@ class ProcessCpu:
         return int(self._method.invoke(self._bean, self._no_args)) / 1e9
 
 
+def _threads(pid: int) -> dict[str, tuple[str, int]]:
+    """Every live thread of process `pid`, from /proc: tid -> (its name as Linux keeps it, Java's first 15
+    characters; user + system CPU ticks). Empty where /proc is not there."""
+    out: dict[str, tuple[str, int]] = {}
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return out
+    for tid in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/comm") as f:
+                name = f.read().strip()
+            with open(f"/proc/{pid}/task/{tid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            out[tid] = (name, int(fields[11]) + int(fields[12]))  # utime, stime
+        except OSError:
+            continue  # the thread ended
+    return out
+
+
 class JitCpu:
     """CPU time of the JVM's JIT compiler threads (C1, C2), from /proc: a fresh JVM compiles for tens of seconds
     (Spark's code and each query's generated classes), which swamps a short read's own cost. Linux only; 0 when
@@ -41,22 +62,50 @@ class JitCpu:
         self.pid = int(spark.sparkContext._jvm.java.lang.ProcessHandle.current().pid())
 
     def seconds(self) -> float:
-        ticks = 0
-        try:
-            tasks = os.listdir(f"/proc/{self.pid}/task")
-        except OSError:
-            return 0.0
-        for tid in tasks:
-            try:
-                with open(f"/proc/{self.pid}/task/{tid}/comm") as f:
-                    if "CompilerThre" not in f.read():
-                        continue
-                with open(f"/proc/{self.pid}/task/{tid}/stat") as f:
-                    fields = f.read().rsplit(")", 1)[1].split()
-                ticks += int(fields[11]) + int(fields[12])  # utime, stime
-            except OSError:
-                continue  # the thread ended
+        ticks = sum(t for name, t in _threads(self.pid).values() if "CompilerThre" in name)
         return ticks / os.sysconf("SC_CLK_TCK")
+
+
+class ThreadCpu:
+    """CPU time of groups of the JVM's threads, by the start of their names (Linux keeps Java's first 15
+    characters: "stream executio", "Executor task l"), from /proc. Sampled every `every` seconds and summed per
+    thread, so a pooled thread that ends between two readings loses at most its last interval. Linux only."""
+
+    def __init__(self, spark: Any, groups: dict[str, str], every: float = 1.0) -> None:
+        self.pid = int(spark.sparkContext._jvm.java.lang.ProcessHandle.current().pid())
+        self._groups = groups
+        self._last: dict[str, int] = {}
+        self._totals = dict.fromkeys(groups, 0)
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._seen_once = False  # threads found by the first sample count from then, later ones from their start
+        self.sample()
+        self._thread = threading.Thread(target=self._run, args=(every,), daemon=True)
+        self._thread.start()
+
+    def _run(self, every: float) -> None:
+        while not self._stop.wait(every):
+            self.sample()
+
+    def sample(self) -> None:
+        with self._lock:
+            for tid, (name, ticks) in _threads(self.pid).items():
+                group = next((g for g, prefix in self._groups.items() if name.startswith(prefix)), None)
+                if group is None:
+                    continue
+                self._totals[group] += ticks - self._last.get(tid, ticks if not self._seen_once else 0)
+                self._last[tid] = ticks
+            self._seen_once = True
+
+    def seconds(self) -> dict[str, float]:
+        """CPU seconds per group since this reader began."""
+        self.sample()
+        with self._lock:
+            return {g: t / os.sysconf("SC_CLK_TCK") for g, t in self._totals.items()}
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(5)
 
 
 class HeapPeaks:

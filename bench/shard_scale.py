@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.env import Settings, Simulator, load, sql_conf, wait_for
-from bench.jvmstats import HeapPeaks, JitCpu, ProcessCpu
+from bench.jvmstats import HeapPeaks, JitCpu, ProcessCpu, ThreadCpu
 from bench.latency import _percentiles
 from bench.many_shards import _Arrivals, _cpu_fraction, _traffic, start_query
 from bench.scale import IDLE_PROGRESS_INTERVAL, _epoch_ms, _stats
@@ -44,6 +44,9 @@ DEFAULT_PROGRESS_RETENTION = "100"
 #: after the traffic's last record arrived, before the second idle window
 SETTLE_SECONDS = 10.0
 DURATIONS = ("triggerExecution", "latestOffset", "queryPlanning", "walCommit", "addBatch", "commitOffsets")
+#: the threads a trigger's work runs on (Linux keeps 15 characters of a Java thread's name): the query's stream
+#: thread (offsets, planning, Spark's logs and commits) and the task threads (snapshot tasks, the batch's reads)
+TRIGGER_THREADS = {"stream": "stream executio", "tasks": "Executor task l"}
 
 
 class _Progress:
@@ -109,6 +112,7 @@ def measure(spark: Any, sim: Simulator, shards: int, windows: dict[str, float]) 
     """One shape: idle from `idleAfter` s after the start for `idleSeconds`, then traffic for `trafficSeconds`
     of which the first `trafficWarmup` are not measured."""
     cpu, jit, heap = ProcessCpu(spark), JitCpu(spark), HeapPeaks(spark)
+    threads = ThreadCpu(spark, TRIGGER_THREADS)
     t = time.monotonic()
     stream = sim.new_stream(shards, "bench-shardscale")
     created = time.monotonic() - t
@@ -120,19 +124,20 @@ def measure(spark: Any, sim: Simulator, shards: int, windows: dict[str, float]) 
             progress = _Progress(query)
             try:
                 time.sleep(max(0.0, windows["idleAfter"] - (time.monotonic() - start)))  # the stream stays silent
-                idle = _idle_phase(sim, stream, progress, cpu, jit, windows["idleSeconds"], start)
-                traffic = _traffic_phase(sim, stream, arrivals, hash_keys, progress, cpu, jit, windows)
+                idle = _idle_phase(sim, stream, progress, cpu, jit, threads, windows["idleSeconds"], start)
+                traffic = _traffic_phase(sim, stream, arrivals, hash_keys, progress, cpu, jit, threads, windows)
                 traffic["offsetFileBytes"] = _offset_file_bytes(checkpoint)
                 live = heap.live_mib()
                 # Idle again once the traffic stops: now each trigger starts from an offset of the offset log, not
                 # from the pinned start (what a query that has read something costs while its stream is quiet).
                 time.sleep(min(SETTLE_SECONDS, windows["idleSeconds"]))
-                idle_after = _idle_phase(sim, stream, progress, cpu, jit, windows["idleSeconds"] / 2, start)
+                idle_after = _idle_phase(sim, stream, progress, cpu, jit, threads, windows["idleSeconds"] / 2, start)
                 failure = query.exception()
             finally:
                 progress.stop()
                 query.stop()
     finally:
+        threads.stop()
         sim.delete(stream)
     if failure is not None:
         raise RuntimeError(f"{shards}-shard query failed: {failure}")
@@ -150,12 +155,20 @@ def measure(spark: Any, sim: Simulator, shards: int, windows: dict[str, float]) 
 
 
 def _idle_phase(
-    sim: Simulator, stream: str, progress: _Progress, cpu: ProcessCpu, jit: JitCpu, seconds: float, start: float
+    sim: Simulator,
+    stream: str,
+    progress: _Progress,
+    cpu: ProcessCpu,
+    jit: JitCpu,
+    threads: ThreadCpu,
+    seconds: float,
+    start: float,
 ) -> dict[str, Any]:
     """No records for `seconds`: the no-data triggers' time, the JVM's CPU, the calls the stream received."""
-    calls0, loads, wall0 = _calls(sim, stream), load(), time.time() * 1000
+    calls0, loads, wall0, threads0 = _calls(sim, stream), load(), time.time() * 1000, threads.seconds()
     window = _cpu_fraction(cpu, jit, seconds)
-    entries = progress.between(wall0, time.time() * 1000)
+    threads1, wall1 = threads.seconds(), time.time() * 1000
+    entries = progress.between(wall0, wall1)
     calls1 = _calls(sim, stream)
     wall = window["wallSeconds"]
     return {
@@ -165,6 +178,7 @@ def _idle_phase(
         "triggerExecutionMs": _durations(entries, "triggerExecution"),
         "latestOffsetMs": _durations(entries, "latestOffset"),
         "cpu": window,
+        "triggerCpuMs": _per_trigger(threads0, threads1, len(entries)),
         "getRecordsPerSecond": round((calls1["GetRecords"] - calls0["GetRecords"]) / wall, 1),
         "listShardsPerMinute": round((calls1["ListShards"] - calls0["ListShards"]) / wall * 60, 1),
         **loads,
@@ -179,6 +193,7 @@ def _traffic_phase(
     progress: _Progress,
     cpu: ProcessCpu,
     jit: JitCpu,
+    threads: ThreadCpu,
     windows: dict[str, float],
 ) -> dict[str, Any]:
     seconds, warmup = windows["trafficSeconds"], windows["trafficWarmup"]
@@ -189,7 +204,7 @@ def _traffic_phase(
     begun = time.time()
     writer.start()
     time.sleep(warmup)  # the first batches over every shard, the JIT compiling what records bring
-    measured_from = time.time()
+    measured_from, threads0 = time.time(), threads.seconds()
     window = _cpu_fraction(cpu, jit, max(1.0, seconds - warmup))
     writer.join(60)
     stop.set()
@@ -197,7 +212,8 @@ def _traffic_phase(
         wait_for(lambda: arrivals.arrived >= sent[0], 120, "every traffic record to arrive")
     except TimeoutError:
         pass
-    entries = progress.between(measured_from * 1000, time.time() * 1000)
+    threads1, measured_to = threads.seconds(), time.time()
+    entries = progress.between(measured_from * 1000, measured_to * 1000)
     batches = [e for e in entries if e["rows"] > 0]
     return {
         "recordsSent": sent[0],
@@ -209,9 +225,19 @@ def _traffic_phase(
         "batches": len(batches),
         "rowsPerBatch": round(sum(e["rows"] for e in batches) / len(batches), 1) if batches else None,
         "cpu": window,
+        "triggerCpuMs": _per_trigger(threads0, threads1, len(entries)),
         **{f"{k}Ms": _durations(batches, k) for k in DURATIONS},
         **loads,
     }
+
+
+def _per_trigger(before: dict[str, float], after: dict[str, float], triggers: int) -> dict[str, float] | None:
+    """CPU ms per trigger on each of TRIGGER_THREADS and in all: what a trigger costs whatever else wants the cores
+    (its wall time grows with the machine's load as well)."""
+    if not triggers:
+        return None
+    per = {g: round((after[g] - before[g]) * 1000 / triggers, 2) for g in TRIGGER_THREADS}
+    return {**per, "all": round(sum(per.values()), 2), "triggers": triggers}
 
 
 def _exponent(points: list[tuple[int, float | None]]) -> dict[str, float | None]:
@@ -245,6 +271,8 @@ def figures(run: dict[str, Any]) -> dict[str, float | None]:
         "commitOffsetsMs": median(traffic["commitOffsetsMs"]),
         "batchTriggerMs": median(traffic["triggerExecutionMs"]),
         "batchLatestOffsetMs": median(traffic["latestOffsetMs"]),
+        "batchTriggerCpuMs": (traffic.get("triggerCpuMs") or {}).get("all"),
+        "idleTriggerCpuMs": (idle.get("triggerCpuMs") or {}).get("all"),
         "heapAfterFullGcMiB": run["heapAfterFullGcMiB"],
         "idleAfterTrafficTriggerMs": median(run["idleAfterTraffic"]["triggerExecutionMs"]),
         "idleAfterTrafficCpuFraction": run["idleAfterTraffic"]["cpu"]["fractionOfOneCore"],
