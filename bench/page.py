@@ -472,13 +472,11 @@ FIGURES: tuple[Figure, ...] = (
         "p50 ≤ 1 s, idle CPU ≤ 25 % of a core, heap ≤ 1 GiB, every cost linear or better",
         "shardScale",
         _shard_scale,
-        "the query's start is timed once per shape and is mostly fixed waits (the first trigger waits up to 2 s "
-        "for every shard's first answer: its latestOffset took 2.3-2.4 s at every size) and Spark's setup; two "
-        "starts per size in one JVM took "
-        "2.7-4.5 s at 1,000 shards, 2.6-6.9 s at 5,000 and 4.6-4.7 s at 10,000; with traffic the driver JVM "
-        "runs at most of a core at every size (Spark's fixed work per batch on the stream thread: 44-57 ms of "
-        "CPU per trigger from 1,000 to 10,000 shards, the connector's tasks 5-9 ms); runs minutes apart on "
-        "this machine differ by up to half",
+        "the machine at 10,000 shards: triggers run back to back and the driver JVM takes most of a core at "
+        "every size, so a slower machine gives fewer, larger batches (two full runs 40 minutes apart, same "
+        "code: at 10,000, 231 and 145 batches in 45 s, latestOffset 19 and 36 ms, p50 265 and 506 ms, CPU per "
+        "trigger 65 and 99 ms with 211 and 361 records a batch); of a trigger's CPU, the stream thread's "
+        "(Spark's fixed work per batch, its progress line included) is most, the connector's tasks 5-15 ms",
     ),
     Figure(
         "memory",

@@ -1008,7 +1008,7 @@ def _shard_scale_section(results: dict[str, Any]) -> list[str]:
         f"## Up to 10,000 shards (one driver, local[2], default options, quotas on; a record a second on every "
         f"{data['activeEvery']}th shard)",
         "",
-        "| shards | start s | idle trigger ms | idle CPU | idle GetRecords/s | p50 / p95 ms | batch trigger ms | "
+        "| shards | start s (median of 3) | idle trigger ms | idle CPU | idle GetRecords/s | p50 / p95 ms | batch trigger ms | "
         "latestOffset ms | trigger CPU ms, idle / traffic | offset entry | walCommit ms | commitOffsets ms | "
         "heap after GC | idle after traffic: trigger ms, CPU |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",

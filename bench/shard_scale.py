@@ -1,7 +1,8 @@
 """Up to 10,000 shards on one driver (#42): how each of the driver's costs grows with the shard count. For each
 shape (1000, 2500, 5000 and 10,000 shards in a full run), one default query on `local[2]`, quotas on:
 
-* start: from `start()` to the first "Waiting" status (listing, the pinned `latest`, the first snapshot);
+* start: from `start()` to the first "Waiting" status (listing, the pinned `latest`, the first snapshot), the
+  median of three starts on the stream (two queries started and stopped at once, then the measured one);
 * idle, `shard_scale_idle_after` seconds after the start (the idle budget has spread the shards' polls, the JIT
   has compiled the idle path): the median `durationMs.triggerExecution` of the no-data triggers (progress asked
   every second) and the driver JVM's CPU (driver and executor in one process) as a fraction of one core;
@@ -11,7 +12,9 @@ shape (1000, 2500, 5000 and 10,000 shards in a full run), one default query on `
   `commitOffsets`: the commit log's), the offset log file's size (the newest `offsets/<n>` in the checkpoint);
 * the driver heap after a full collection (System.gc()) at the end of the traffic, the query still running;
 * idle again, 10 s after the traffic's last record arrived, for half the idle window: each trigger now starts from
-  an offset Spark read back from its offset log, not from the pinned start.
+  an offset Spark read back from its offset log, not from the pinned start;
+* in each window, the CPU per trigger of the query's stream thread and of the task threads, from /proc: what a
+  trigger costs, which its wall time (stretched by whatever else wants the two cores) does not say.
 
 Progress is read from the JVM's own objects (py4j), not `recentProgress`: at 10,000 shards each progress carries
 three offset JSONs of about a megabyte, which Python would parse a hundred times per read. The query keeps Spark's
@@ -25,6 +28,7 @@ stream takes ~5 s); `--quick` runs 200 and 1000 shards in about 4 minutes."""
 from __future__ import annotations
 
 import math
+import statistics
 import tempfile
 import threading
 import time
@@ -47,6 +51,8 @@ DURATIONS = ("triggerExecution", "latestOffset", "queryPlanning", "walCommit", "
 #: the threads a trigger's work runs on (Linux keeps 15 characters of a Java thread's name): the query's stream
 #: thread (offsets, planning, Spark's logs and commits) and the task threads (snapshot tasks, the batch's reads)
 TRIGGER_THREADS = {"stream": "stream executio", "tasks": "Executor task l"}
+#: starts timed per shape (the median is the figure): one start at 10,000 shards took 2.3 to 8.6 s in one JVM
+START_SAMPLES = 3
 
 
 class _Progress:
@@ -119,8 +125,15 @@ def measure(spark: Any, sim: Simulator, shards: int, windows: dict[str, float]) 
     arrivals = _Arrivals()
     try:
         hash_keys = [s["HashKeyRange"]["StartingHashKey"] for s in sim.shards(stream)][::ACTIVE_EVERY]
+        starts = []
+        for _ in range(START_SAMPLES - 1):  # queries started and stopped at once, each on its own checkpoint
+            with tempfile.TemporaryDirectory(prefix="bench-shardscale-start-") as checkpoint:
+                probe, _, took = start_query(spark, sim, stream, _Arrivals(), checkpoint, shards)
+                probe.stop()
+                starts.append(took)
         with tempfile.TemporaryDirectory(prefix="bench-shardscale-cp-") as checkpoint:
             query, start, startup = start_query(spark, sim, stream, arrivals, checkpoint, shards)
+            starts.append(startup)
             progress = _Progress(query)
             try:
                 time.sleep(max(0.0, windows["idleAfter"] - (time.monotonic() - start)))  # the stream stays silent
@@ -145,7 +158,8 @@ def measure(spark: Any, sim: Simulator, shards: int, windows: dict[str, float]) 
         "shards": shards,
         "activeShards": len(hash_keys),
         "createStreamSeconds": round(created, 1),
-        "startSeconds": round(startup, 1),
+        "startSeconds": round(statistics.median(starts), 1),
+        "startSamples": [round(x, 1) for x in starts],
         "idle": idle,
         "traffic": traffic,
         "idleAfterTraffic": idle_after,
