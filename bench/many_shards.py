@@ -40,13 +40,23 @@ PUT_BATCH = 500
 
 
 def start_query(
-    spark: Any, sim: Simulator, stream: str, arrivals: Any, checkpoint: str, shards: int
+    spark: Any,
+    sim: Simulator,
+    stream: str,
+    arrivals: Any,
+    checkpoint: str,
+    shards: int,
+    processing_time: str | None = None,
 ) -> tuple[Any, float, float]:
     """A default query on `stream` whose batches go to `arrivals.collect`, once it waits for data: the query, its
-    start (monotonic seconds) and how long it took to start."""
+    start (monotonic seconds) and how long it took to start. `processing_time`: a fixed trigger interval instead
+    of Spark's default (the next trigger as soon as one ends)."""
     reader = spark.readStream.format("kinesis").options(**source_options(sim.endpoint, stream)).load()
     start = time.monotonic()
-    query = reader.writeStream.foreachBatch(arrivals.collect).option("checkpointLocation", checkpoint).start()
+    writer = reader.writeStream.foreachBatch(arrivals.collect).option("checkpointLocation", checkpoint)
+    if processing_time is not None:
+        writer = writer.trigger(processingTime=processing_time)
+    query = writer.start()
     try:
         wait_for(lambda: str(query.status["message"]).startswith("Waiting"), 600, f"the {shards}-shard query to start")
     except BaseException:

@@ -378,6 +378,8 @@ SHARD_SCALE_COSTS = {
     "batchLatestOffsetMs": "latestOffset with traffic",
     "batchTriggerCpuMs": "trigger CPU with traffic",
     "idleTriggerCpuMs": "idle trigger CPU",
+    "fixedLatestOffsetMs": "latestOffset, 1 s trigger",
+    "fixedTriggerCpuMs": "trigger CPU, 1 s trigger",
     "heapAfterFullGcMiB": "heap after a full GC",
 }
 
@@ -1026,6 +1028,24 @@ def _shard_scale_section(results: dict[str, Any]) -> list[str]:
             if size is not None
             else f"| {r['shards']} | {f['startSeconds']} | - | - | - | - | - | - | - | no offset entry | - | - | - | - |"
         )
+    fixed = [(r, r["fixedTrigger"]) for r in runs if r.get("fixedTrigger")]
+    if fixed:
+        out += [
+            "",
+            f"The same traffic on a second query triggered every {fixed[0][1]['interval']} (each trigger a second of "
+            "records, whatever the machine gives):",
+            "",
+            "| shards | batches | rows per batch | trigger ms | latestOffset ms | trigger CPU ms: stream / tasks / all | "
+            "p50 / p95 ms | missing |",
+            "|---|---|---|---|---|---|---|---|",
+        ]
+        for r, x in fixed:
+            f, cpu = figures(r), x.get("triggerCpuMs") or {}
+            out.append(
+                f"| {r['shards']} | {x['batches']} | {_num(x['rowsPerBatch'])} | {_num(f['fixedTriggerMs'])} | "
+                f"{_num(f['fixedLatestOffsetMs'])} | {_num(cpu.get('stream'), 1)} / {_num(cpu.get('tasks'), 1)} / "
+                f"{_num(cpu.get('all'), 1)} | {x['ms']['p50']} / {x['ms']['p95']} | {x['recordsMissing']} |"
+            )
     growth = slopes(runs)
     out += [
         "",
@@ -1246,8 +1266,10 @@ def _shard_scale_plot(data: dict[str, Any], path: Path) -> None:
         ("batchLatestOffsetMs", "latestOffset with traffic, ms (median)"),
         ("heapAfterFullGcMiB", "heap after a full GC, MiB"),
         ("startSeconds", "query start, s"),
+        ("fixedLatestOffsetMs", "latestOffset, 1 s trigger, ms (median)"),
+        ("fixedTriggerCpuMs", "trigger CPU, 1 s trigger, ms"),
     )
-    fig, axes = plt.subplots(2, 5, figsize=(17, 6))
+    fig, axes = plt.subplots(2, 6, figsize=(20, 6))
     for ax, (key, title) in zip(axes.flat, panels):
         values = [figures(r)[key] for r in runs]
         ax.plot(shards, values, "-o")

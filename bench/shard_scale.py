@@ -1,5 +1,6 @@
 """Up to 10,000 shards on one driver (#42): how each of the driver's costs grows with the shard count. For each
-shape (1000, 2500, 5000 and 10,000 shards in a full run), one default query on `local[2]`, quotas on:
+shape (1000, 2500, 5000 and 10,000 shards in a full run), one default query on `local[2]`, quotas on, then one
+with a fixed trigger interval:
 
 * start: from `start()` to the first "Waiting" status (listing, the pinned `latest`, the first snapshot), the
   median of three starts on the stream (two queries started and stopped at once, then the measured one);
@@ -14,7 +15,12 @@ shape (1000, 2500, 5000 and 10,000 shards in a full run), one default query on `
 * idle again, 10 s after the traffic's last record arrived, for half the idle window: each trigger now starts from
   an offset Spark read back from its offset log, not from the pinned start;
 * in each window, the CPU per trigger of the query's stream thread and of the task threads, from /proc: what a
-  trigger costs, which its wall time (stretched by whatever else wants the two cores) does not say.
+  trigger costs, which its wall time (stretched by whatever else wants the two cores) does not say;
+* the same traffic once more, on a second query with a fixed 1 s trigger interval started after the first one
+  stopped (`fixedTrigger`): with Spark's default trigger a trigger starts as soon as the last one ended, so a
+  slower machine gives fewer, larger batches and every per-trigger figure moves with it (two full runs of the
+  same code 40 minutes apart: 231 and 145 batches at 10,000 shards); at a fixed interval each trigger covers a
+  second of records whatever the machine gives, so its `latestOffset` and CPU measure the connector's work.
 
 Progress is read from the JVM's own objects (py4j), not `recentProgress`: at 10,000 shards each progress carries
 three offset JSONs of about a megabyte, which Python would parse a hundred times per read. The query keeps Spark's
@@ -22,7 +28,7 @@ default 100 progress entries (the bench session keeps 10,000), so the heap is wh
 
 Each cost's growth is reported as log-log slopes (1 is linear; the target is "linear or better"): the steepest
 between neighbouring shapes, which a knee at the big end shows, and from the smallest shape to the largest. A full
-run takes about 20 minutes (20.3 measured; the idle window is shorter from 5000 shards; creating a 10,000-shard
+run takes about 26 minutes (20.3 measured before the fixed-interval window; the idle window is shorter from 5000 shards; creating a 10,000-shard
 stream takes ~5 s); `--quick` runs 200 and 1000 shards in about 4 minutes."""
 
 from __future__ import annotations
@@ -53,6 +59,11 @@ DURATIONS = ("triggerExecution", "latestOffset", "queryPlanning", "walCommit", "
 TRIGGER_THREADS = {"stream": "stream executio", "tasks": "Executor task l"}
 #: starts timed per shape (the median is the figure): one start at 10,000 shards took 2.3 to 8.6 s in one JVM
 START_SAMPLES = 3
+#: the second query's trigger interval: longer than a trigger with traffic takes at 10,000 shards (median 0.2 to
+#: 0.5 s with the default trigger), so triggers do not run back to back
+FIXED_TRIGGER = "1 second"
+#: from the second query's start to its traffic: its shards' first polls are answered, their idle backoff begins
+FIXED_SETTLE_SECONDS = 20.0
 
 
 class _Progress:
@@ -149,6 +160,8 @@ def measure(spark: Any, sim: Simulator, shards: int, windows: dict[str, float]) 
             finally:
                 progress.stop()
                 query.stop()
+        if failure is None:
+            fixed = _fixed_trigger_phase(spark, sim, stream, hash_keys, cpu, jit, threads, windows, shards)
     finally:
         threads.stop()
         sim.delete(stream)
@@ -163,6 +176,7 @@ def measure(spark: Any, sim: Simulator, shards: int, windows: dict[str, float]) 
         "idle": idle,
         "traffic": traffic,
         "idleAfterTraffic": idle_after,
+        "fixedTrigger": fixed,
         "heapAfterFullGcMiB": round(live, 1),
         "heapMaxMiB": round(heap.max_heap / 2**20),
     }
@@ -245,6 +259,34 @@ def _traffic_phase(
     }
 
 
+def _fixed_trigger_phase(
+    spark: Any,
+    sim: Simulator,
+    stream: str,
+    hash_keys: list[str],
+    cpu: ProcessCpu,
+    jit: JitCpu,
+    threads: ThreadCpu,
+    windows: dict[str, float],
+    shards: int,
+) -> dict[str, Any]:
+    """The traffic window again on a new query (its own checkpoint, from `latest`) triggered every FIXED_TRIGGER."""
+    arrivals = _Arrivals()
+    with tempfile.TemporaryDirectory(prefix="bench-shardscale-fixed-") as checkpoint:
+        query, start, startup = start_query(spark, sim, stream, arrivals, checkpoint, shards, FIXED_TRIGGER)
+        progress = _Progress(query)
+        try:
+            time.sleep(max(0.0, min(FIXED_SETTLE_SECONDS, windows["idleAfter"]) - (time.monotonic() - start)))
+            traffic = _traffic_phase(sim, stream, arrivals, hash_keys, progress, cpu, jit, threads, windows)
+            failure = query.exception()
+        finally:
+            progress.stop()
+            query.stop()
+    if failure is not None:
+        raise RuntimeError(f"{shards}-shard query with a {FIXED_TRIGGER} trigger failed: {failure}")
+    return {"interval": FIXED_TRIGGER, "startSeconds": round(startup, 1), **traffic}
+
+
 def _per_trigger(before: dict[str, float], after: dict[str, float], triggers: int) -> dict[str, float] | None:
     """CPU ms per trigger on each of TRIGGER_THREADS and in all: what a trigger costs whatever else wants the cores
     (its wall time grows with the machine's load as well)."""
@@ -269,7 +311,7 @@ def _exponent(points: list[tuple[int, float | None]]) -> dict[str, float | None]
 
 def figures(run: dict[str, Any]) -> dict[str, float | None]:
     """The per-shape figures the report, the plot and the slopes use."""
-    idle, traffic = run["idle"], run["traffic"]
+    idle, traffic, fixed = run["idle"], run["traffic"], run.get("fixedTrigger") or {}
 
     def median(d: dict[str, Any] | None) -> float | None:
         return d["median"] if d else None
@@ -290,6 +332,11 @@ def figures(run: dict[str, Any]) -> dict[str, float | None]:
         "heapAfterFullGcMiB": run["heapAfterFullGcMiB"],
         "idleAfterTrafficTriggerMs": median(run["idleAfterTraffic"]["triggerExecutionMs"]),
         "idleAfterTrafficCpuFraction": run["idleAfterTraffic"]["cpu"]["fractionOfOneCore"],
+        # runs before the fixed-interval window have none
+        "fixedTriggerMs": median(fixed.get("triggerExecutionMs")),
+        "fixedLatestOffsetMs": median(fixed.get("latestOffsetMs")),
+        "fixedTriggerCpuMs": (fixed.get("triggerCpuMs") or {}).get("all"),
+        "fixedP50Ms": (fixed.get("ms") or {}).get("p50"),
     }
 
 

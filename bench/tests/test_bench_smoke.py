@@ -134,6 +134,10 @@ def _check_source_engine_sections(results: dict[str, Any], settings: Settings) -
     # a trigger with records runs on the stream thread (the threads' names found in /proc)
     assert traffic["triggerCpuMs"]["stream"] > 0 and traffic["triggerCpuMs"]["triggers"] >= traffic["batches"], traffic
     assert 0 < wide["heapAfterFullGcMiB"] <= wide["heapMaxMiB"] and wide["idleAfterTraffic"]["cpu"]["wallSeconds"] > 0
+    # the second query's traffic, triggered at a fixed interval: every record arrives, each trigger's CPU is found
+    fixed = wide["fixedTrigger"]
+    assert fixed["interval"] == "1 second" and fixed["recordsSent"] > 0 and fixed["recordsMissing"] == 0, fixed
+    assert fixed["batches"] >= 1 and fixed["triggerCpuMs"]["stream"] > 0, fixed
 
     memory = results["memory"]
     assert memory["completed"], memory["child"]

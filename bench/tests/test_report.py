@@ -507,3 +507,32 @@ def test_shard_scale_judges_the_steepest_step_so_a_knee_at_the_big_end_misses() 
     results = _results() | {"shardScale": {"activeEvery": 10, "runs": runs, "slopes": slopes(runs)}}
     verdicts = {r["shape"].split(",")[0]: r["verdict"] for r in targets(results) if r["target"].startswith("per-shard")}
     assert verdicts["latestOffset with traffic"] == "MISS" and verdicts["offset log entry"] == "PASS"
+
+
+def test_shard_scale_judges_the_fixed_interval_window_and_runs_without_it_are_not_judged_there() -> None:
+    from bench.shard_scale import slopes
+
+    def fixed(shards: int, latest_offset_ms: float) -> dict[str, Any]:
+        return {
+            "interval": "1 second",
+            "batches": 40,
+            "rowsPerBatch": shards / 10,
+            "ms": {"p50": 700.0, "p95": 1100.0},
+            "recordsMissing": 0,
+            "triggerExecutionMs": {"median": 200.0, "p95": 200.0, "max": 200.0, "n": 40},
+            "latestOffsetMs": {"median": latest_offset_ms, "p95": latest_offset_ms, "max": latest_offset_ms, "n": 40},
+            "triggerCpuMs": {"stream": shards / 200, "tasks": shards / 200, "all": shards / 100, "triggers": 40},
+        }
+
+    runs = [_shard_scale_run(n, 300.0, 60 * n, 0.05, 100.0) for n in (5000, 10000)]
+    old = {r["target"] + r["shape"]: r["verdict"] for r in targets(_results() | {"shardScale": {"runs": runs}})}
+    runs[0]["fixedTrigger"], runs[1]["fixedTrigger"] = fixed(5000, 20.0), fixed(10000, 60.0)  # latestOffset 3x
+    results = _results() | {"shardScale": {"activeEvery": 10, "runs": runs, "slopes": slopes(runs)}}
+    verdicts = {r["shape"].split(",")[0]: r["verdict"] for r in targets(results) if r["target"].startswith("per-shard")}
+    assert verdicts["latestOffset"] == "MISS" and verdicts["trigger CPU"] == "PASS"
+    fixed_rows = [v for k, v in old.items() if "1 s trigger" in k]
+    assert len(fixed_rows) == 2 and set(fixed_rows) == {"NOT RUN"}, old
+    summary = markdown(results | {"targets": targets(results)}, {})
+    assert (
+        "triggered every 1 second" in summary and "| 10000 | 40 | 1,000 | 200 | 60 | 50.0 / 50.0 / 100.0 |" in summary
+    )
