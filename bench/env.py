@@ -133,6 +133,8 @@ class Settings:
     shard_scale_idle_seconds: float = 60.0
     shard_scale_traffic_seconds: float = 60.0
     shard_scale_traffic_warmup: float = 15.0
+    #: the most shards in one of a shape's streams: a bigger shape is several streams read by one query
+    shard_scale_stream_shards: int = 10000
     #: a backlog drained by a driver with a 1 GiB heap (bench/memory.py): shards x MiB per shard of 10 KiB records
     memory_shards: int = 64
     memory_mib_per_shard: int = 20
@@ -204,6 +206,7 @@ class Settings:
                 shard_scale_idle_seconds=2.0,
                 shard_scale_traffic_seconds=4.0,
                 shard_scale_traffic_warmup=1.0,
+                shard_scale_stream_shards=5,  # two streams: the path a 20,000-shard shape takes
                 memory_shards=4,
                 memory_mib_per_shard=1,
                 batch_read_shards=2,

@@ -204,6 +204,12 @@ def main(argv: list[str] | None = None) -> int:
         help="also read under quota with these source options (e.g. maxFetchRate=2)",
     )
     parser.add_argument("--render", type=Path, default=None, help="only rebuild the outputs of this results JSON")
+    parser.add_argument(
+        "--shard-scale-shards",
+        default=None,
+        metavar="N[,N]",
+        help="shardScale's shapes instead of the mode's (e.g. 10000,20000: a shape above 10,000 is two streams)",
+    )
     args = parser.parse_args(argv)
     args.out = args.out.resolve()  # SinkQuotaBench runs in sbt's forked JVM, whose working folder is not ours
     if args.render is not None:
@@ -212,6 +218,8 @@ def main(argv: list[str] | None = None) -> int:
         print((args.render.parent / f"{args.render.stem}.md").read_text())
         return 0
     settings = Settings.for_mode(args.mode, args.reps)
+    if args.shard_scale_shards:
+        settings.shard_scale_shards = [int(n) for n in args.shard_scale_shards.split(",")]
     for variant in args.quota_variant:
         settings.quota_variants[variant] = dict(pair.split("=", 1) for pair in variant.split(","))
     only = tuple(s for s in args.only.split(",") if s)

@@ -120,22 +120,33 @@ def _offset_file_bytes(checkpoint: str) -> int | None:
     return max(files, key=lambda p: int(p.name)).stat().st_size if files else None
 
 
-def _calls(sim: Simulator, stream: str) -> dict[str, int]:
-    ops = sim.stream_counters(stream)["operations"]
-    return {op: int(ops.get(op, {}).get("calls", 0)) for op in ("GetRecords", "ListShards")}
+def _calls(sim: Simulator, streams: list[str]) -> dict[str, int]:
+    ops = [sim.stream_counters(s)["operations"] for s in streams]
+    return {op: sum(int(o.get(op, {}).get("calls", 0)) for o in ops) for op in ("GetRecords", "ListShards")}
 
 
-def measure(spark: Any, sim: Simulator, shards: int, windows: dict[str, float]) -> dict[str, Any]:
+def stream_sizes(shards: int, per_stream: int) -> list[int]:
+    """A shape's streams: one, or as few as hold `per_stream` shards each, of (nearly) equal size."""
+    n = math.ceil(shards / per_stream)
+    return [shards // n + (1 if i < shards % n else 0) for i in range(n)]
+
+
+def measure(
+    spark: Any, sim: Simulator, shards: int, windows: dict[str, float], per_stream: int = 10000
+) -> dict[str, Any]:
     """One shape: idle from `idleAfter` s after the start for `idleSeconds`, then traffic for `trafficSeconds`
-    of which the first `trafficWarmup` are not measured."""
+    of which the first `trafficWarmup` are not measured. A shape of more than `per_stream` shards is several
+    streams read by one query."""
     cpu, jit, heap = ProcessCpu(spark), JitCpu(spark), HeapPeaks(spark)
     threads = ThreadCpu(spark, TRIGGER_THREADS)
-    t = time.monotonic()
-    stream = sim.new_stream(shards, "bench-shardscale")
-    created = time.monotonic() - t
+    t, streams = time.monotonic(), []
     arrivals = _Arrivals()
     try:
-        hash_keys = [s["HashKeyRange"]["StartingHashKey"] for s in sim.shards(stream)][::ACTIVE_EVERY]
+        for size in stream_sizes(shards, per_stream):
+            streams.append(sim.new_stream(size, "bench-shardscale"))
+        created = time.monotonic() - t
+        stream = ",".join(streams)  # the query reads them all: `streamName` takes a comma-separated list
+        busy = {s: [x["HashKeyRange"]["StartingHashKey"] for x in sim.shards(s)][::ACTIVE_EVERY] for s in streams}
         starts = []
         for _ in range(START_SAMPLES - 1):  # queries started and stopped at once, each on its own checkpoint
             with tempfile.TemporaryDirectory(prefix="bench-shardscale-start-") as checkpoint:
@@ -148,28 +159,30 @@ def measure(spark: Any, sim: Simulator, shards: int, windows: dict[str, float]) 
             progress = _Progress(query)
             try:
                 time.sleep(max(0.0, windows["idleAfter"] - (time.monotonic() - start)))  # the stream stays silent
-                idle = _idle_phase(sim, stream, progress, cpu, jit, threads, windows["idleSeconds"], start)
-                traffic = _traffic_phase(sim, stream, arrivals, hash_keys, progress, cpu, jit, threads, windows)
+                idle = _idle_phase(sim, streams, progress, cpu, jit, threads, windows["idleSeconds"], start)
+                traffic = _traffic_phase(sim, busy, arrivals, progress, cpu, jit, threads, windows)
                 traffic["offsetFileBytes"] = _offset_file_bytes(checkpoint)
                 live = heap.live_mib()
                 # Idle again once the traffic stops: now each trigger starts from an offset of the offset log, not
                 # from the pinned start (what a query that has read something costs while its stream is quiet).
                 time.sleep(min(SETTLE_SECONDS, windows["idleSeconds"]))
-                idle_after = _idle_phase(sim, stream, progress, cpu, jit, threads, windows["idleSeconds"] / 2, start)
+                idle_after = _idle_phase(sim, streams, progress, cpu, jit, threads, windows["idleSeconds"] / 2, start)
                 failure = query.exception()
             finally:
                 progress.stop()
                 query.stop()
         if failure is None:
-            fixed = _fixed_trigger_phase(spark, sim, stream, hash_keys, cpu, jit, threads, windows, shards)
+            fixed = _fixed_trigger_phase(spark, sim, busy, cpu, jit, threads, windows, shards)
     finally:
         threads.stop()
-        sim.delete(stream)
+        for s in streams:
+            sim.delete(s)
     if failure is not None:
         raise RuntimeError(f"{shards}-shard query failed: {failure}")
     return {
         "shards": shards,
-        "activeShards": len(hash_keys),
+        "streams": len(streams),
+        "activeShards": sum(len(keys) for keys in busy.values()),
         "createStreamSeconds": round(created, 1),
         "startSeconds": round(statistics.median(starts), 1),
         "startSamples": [round(x, 1) for x in starts],
@@ -184,7 +197,7 @@ def measure(spark: Any, sim: Simulator, shards: int, windows: dict[str, float]) 
 
 def _idle_phase(
     sim: Simulator,
-    stream: str,
+    streams: list[str],
     progress: _Progress,
     cpu: ProcessCpu,
     jit: JitCpu,
@@ -193,11 +206,11 @@ def _idle_phase(
     start: float,
 ) -> dict[str, Any]:
     """No records for `seconds`: the no-data triggers' time, the JVM's CPU, the calls the stream received."""
-    calls0, loads, wall0, threads0 = _calls(sim, stream), load(), time.time() * 1000, threads.seconds()
+    calls0, loads, wall0, threads0 = _calls(sim, streams), load(), time.time() * 1000, threads.seconds()
     window = _cpu_fraction(cpu, jit, seconds)
     threads1, wall1 = threads.seconds(), time.time() * 1000
     entries = progress.between(wall0, wall1)
-    calls1 = _calls(sim, stream)
+    calls1 = _calls(sim, streams)
     wall = window["wallSeconds"]
     return {
         "secondsAfterStart": round(time.monotonic() - start - wall, 1),
@@ -215,9 +228,8 @@ def _idle_phase(
 
 def _traffic_phase(
     sim: Simulator,
-    stream: str,
+    busy: dict[str, list[str]],
     arrivals: _Arrivals,
-    hash_keys: list[str],
     progress: _Progress,
     cpu: ProcessCpu,
     jit: JitCpu,
@@ -225,28 +237,34 @@ def _traffic_phase(
     windows: dict[str, float],
 ) -> dict[str, Any]:
     seconds, warmup = windows["trafficSeconds"], windows["trafficWarmup"]
-    sent = [0]
+    sent = {s: [0] for s in busy}  # one writer per stream
     stop = threading.Event()
     loads = load()
-    writer = threading.Thread(target=_traffic, args=(sim, stream, hash_keys, seconds, sent, stop), daemon=True)
+    writers = [
+        threading.Thread(target=_traffic, args=(sim, s, keys, seconds, sent[s], stop), daemon=True)
+        for s, keys in busy.items()
+    ]
     begun = time.time()
-    writer.start()
+    for writer in writers:
+        writer.start()
     time.sleep(warmup)  # the first batches over every shard, the JIT compiling what records bring
     measured_from, threads0 = time.time(), threads.seconds()
     window = _cpu_fraction(cpu, jit, max(1.0, seconds - warmup))
-    writer.join(60)
+    for writer in writers:
+        writer.join(60)
     stop.set()
+    total = sum(n[0] for n in sent.values())
     try:  # a record that never arrives is reported as missing, not waited for forever
-        wait_for(lambda: arrivals.arrived >= sent[0], 120, "every traffic record to arrive")
+        wait_for(lambda: arrivals.arrived >= total, 120, "every traffic record to arrive")
     except TimeoutError:
         pass
     threads1, measured_to = threads.seconds(), time.time()
     entries = progress.between(measured_from * 1000, measured_to * 1000)
     batches = [e for e in entries if e["rows"] > 0]
     return {
-        "recordsSent": sent[0],
+        "recordsSent": total,
         "recordsArrived": arrivals.arrived,
-        "recordsMissing": max(0, sent[0] - arrivals.arrived),
+        "recordsMissing": max(0, total - arrivals.arrived),
         "secondsMeasured": round(time.time() - measured_from, 1),
         "secondsWarmup": round(measured_from - begun, 1),
         "ms": _percentiles(arrivals.sent_between(measured_from, time.time())),
@@ -262,8 +280,7 @@ def _traffic_phase(
 def _fixed_trigger_phase(
     spark: Any,
     sim: Simulator,
-    stream: str,
-    hash_keys: list[str],
+    busy: dict[str, list[str]],
     cpu: ProcessCpu,
     jit: JitCpu,
     threads: ThreadCpu,
@@ -273,11 +290,11 @@ def _fixed_trigger_phase(
     """The traffic window again on a new query (its own checkpoint, from `latest`) triggered every FIXED_TRIGGER."""
     arrivals = _Arrivals()
     with tempfile.TemporaryDirectory(prefix="bench-shardscale-fixed-") as checkpoint:
-        query, start, startup = start_query(spark, sim, stream, arrivals, checkpoint, shards, FIXED_TRIGGER)
+        query, start, startup = start_query(spark, sim, ",".join(busy), arrivals, checkpoint, shards, FIXED_TRIGGER)
         progress = _Progress(query)
         try:
             time.sleep(max(0.0, min(FIXED_SETTLE_SECONDS, windows["idleAfter"]) - (time.monotonic() - start)))
-            traffic = _traffic_phase(sim, stream, arrivals, hash_keys, progress, cpu, jit, threads, windows)
+            traffic = _traffic_phase(sim, busy, arrivals, progress, cpu, jit, threads, windows)
             failure = query.exception()
         finally:
             progress.stop()
@@ -366,7 +383,7 @@ def run(spark: Any, sim: Simulator, settings: Settings) -> dict[str, Any]:
             sql_conf(spark, "spark.sql.streaming.numRecentProgressUpdates", DEFAULT_PROGRESS_RETENTION),
         ):
             for shards in settings.shard_scale_shards:
-                result = measure(spark, sim, shards, windows_for(settings, shards))
+                result = measure(spark, sim, shards, windows_for(settings, shards), settings.shard_scale_stream_shards)
                 runs.append(result)
                 f = figures(result)
                 print(

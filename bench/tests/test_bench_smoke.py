@@ -126,7 +126,7 @@ def _check_source_engine_sections(results: dict[str, Any], settings: Settings) -
     assert many["traffic"]["recordsSent"] >= many["traffic"]["measured"] + many["trafficSteady"]["measured"]
 
     [wide] = results["shardScale"]["runs"]
-    assert (wide["shards"], wide["activeShards"]) == (10, 1) and wide["startSeconds"] >= 0
+    assert (wide["shards"], wide["streams"], wide["activeShards"]) == (10, 2, 2) and wide["startSeconds"] >= 0
     assert wide["idle"]["cpu"]["wallSeconds"] >= settings.shard_scale_idle_seconds and wide["idle"]["triggers"] > 0
     traffic = wide["traffic"]
     assert traffic["recordsSent"] > 0 and traffic["recordsMissing"] == 0 and traffic["batches"] >= 1, traffic

@@ -536,3 +536,11 @@ def test_shard_scale_judges_the_fixed_interval_window_and_runs_without_it_are_no
     assert (
         "triggered every 1 second" in summary and "| 10000 | 40 | 1,000 | 200 | 60 | 50.0 / 50.0 / 100.0 |" in summary
     )
+
+
+def test_shard_scale_splits_a_shape_into_streams_of_at_most_the_stream_size() -> None:
+    from bench.shard_scale import stream_sizes
+
+    assert stream_sizes(10000, 10000) == [10000]
+    assert stream_sizes(20000, 10000) == [10000, 10000]
+    assert stream_sizes(25000, 10000) == [8334, 8333, 8333]
