@@ -135,6 +135,8 @@ class Settings:
     shard_scale_traffic_warmup: float = 15.0
     #: the most shards in one of a shape's streams: a bigger shape is several streams read by one query
     shard_scale_stream_shards: int = 10000
+    #: False when the shapes were picked on the command line: the run is a probe, not the page's headline
+    shard_scale_headline: bool = True
     #: a backlog drained by a driver with a 1 GiB heap (bench/memory.py): shards x MiB per shard of 10 KiB records
     memory_shards: int = 64
     memory_mib_per_shard: int = 20

@@ -1036,15 +1036,16 @@ def _shard_scale_section(results: dict[str, Any]) -> list[str]:
             "records, whatever the machine gives):",
             "",
             "| shards | batches | rows per batch | trigger ms | latestOffset ms | trigger CPU ms: stream / tasks / all | "
-            "p50 / p95 ms | missing |",
-            "|---|---|---|---|---|---|---|---|",
+            "p50 / p95 ms | missing | GetRecords/s |",
+            "|---|---|---|---|---|---|---|---|---|",
         ]
         for r, x in fixed:
             f, cpu = figures(r), x.get("triggerCpuMs") or {}
             out.append(
                 f"| {r['shards']} | {x['batches']} | {_num(x['rowsPerBatch'])} | {_num(f['fixedTriggerMs'])} | "
                 f"{_num(f['fixedLatestOffsetMs'])} | {_num(cpu.get('stream'), 1)} / {_num(cpu.get('tasks'), 1)} / "
-                f"{_num(cpu.get('all'), 1)} | {x['ms']['p50']} / {x['ms']['p95']} | {x['recordsMissing']} |"
+                f"{_num(cpu.get('all'), 1)} | {x['ms']['p50']} / {x['ms']['p95']} | {x['recordsMissing']} | "
+                f"{_num(x.get('getRecordsPerSecond'))} |"
             )
     growth = slopes(runs)
     out += [

@@ -220,6 +220,7 @@ def main(argv: list[str] | None = None) -> int:
     settings = Settings.for_mode(args.mode, args.reps)
     if args.shard_scale_shards:
         settings.shard_scale_shards = [int(n) for n in args.shard_scale_shards.split(",")]
+        settings.shard_scale_headline = False
     for variant in args.quota_variant:
         settings.quota_variants[variant] = dict(pair.split("=", 1) for pair in variant.split(","))
     only = tuple(s for s in args.only.split(",") if s)

@@ -28,8 +28,10 @@ default 100 progress entries (the bench session keeps 10,000), so the heap is wh
 
 Each cost's growth is reported as log-log slopes (1 is linear; the target is "linear or better"): the steepest
 between neighbouring shapes, which a knee at the big end shows, and from the smallest shape to the largest. A full
-run takes about 26 minutes (20.3 measured before the fixed-interval window; the idle window is shorter from 5000 shards; creating a 10,000-shard
-stream takes ~5 s); `--quick` runs 200 and 1000 shards in about 4 minutes."""
+run takes about 26 minutes (26.2 measured; the idle window is shorter from 5000 shards; creating a 10,000-shard
+stream takes ~5 s); `--quick` runs 200 and 1000 shards in about 4 minutes. A shape above 10,000 shards
+(`--shard-scale-shards 10000,20000`) is several streams of at most 10,000, read by one query (`streamName`
+takes a comma-separated list): Kinesis streams reach 10,000-20,000 shards, and a query may read several."""
 
 from __future__ import annotations
 
@@ -59,6 +61,8 @@ DURATIONS = ("triggerExecution", "latestOffset", "queryPlanning", "walCommit", "
 TRIGGER_THREADS = {"stream": "stream executio", "tasks": "Executor task l"}
 #: starts timed per shape (the median is the figure): one start at 10,000 shards took 2.3 to 8.6 s in one JVM
 START_SAMPLES = 3
+#: the traffic's p50 put -> row is also kept per this many seconds of send time
+P50_SLICE_SECONDS = 5
 #: the second query's trigger interval: longer than a trigger with traffic takes at 10,000 shards (median 0.2 to
 #: 0.5 s with the default trigger), so triggers do not run back to back
 FIXED_TRIGGER = "1 second"
@@ -248,7 +252,7 @@ def _traffic_phase(
     for writer in writers:
         writer.start()
     time.sleep(warmup)  # the first batches over every shard, the JIT compiling what records bring
-    measured_from, threads0 = time.time(), threads.seconds()
+    measured_from, threads0, calls0 = time.time(), threads.seconds(), _calls(sim, list(busy))
     window = _cpu_fraction(cpu, jit, max(1.0, seconds - warmup))
     for writer in writers:
         writer.join(60)
@@ -258,7 +262,7 @@ def _traffic_phase(
         wait_for(lambda: arrivals.arrived >= total, 120, "every traffic record to arrive")
     except TimeoutError:
         pass
-    threads1, measured_to = threads.seconds(), time.time()
+    threads1, measured_to, calls1 = threads.seconds(), time.time(), _calls(sim, list(busy))
     entries = progress.between(measured_from * 1000, measured_to * 1000)
     batches = [e for e in entries if e["rows"] > 0]
     return {
@@ -268,10 +272,16 @@ def _traffic_phase(
         "secondsMeasured": round(time.time() - measured_from, 1),
         "secondsWarmup": round(measured_from - begun, 1),
         "ms": _percentiles(arrivals.sent_between(measured_from, time.time())),
+        # p50 by the second the records were sent, from the traffic's start: whether the put -> row time falls
+        # as the busy shards are found (an idle shard is polled every 20 s at 10,000) or stays (the machine)
+        "p50MsBySecondSent": _p50_by_slice(arrivals, begun, measured_to),
         "batches": len(batches),
         "rowsPerBatch": round(sum(e["rows"] for e in batches) / len(batches), 1) if batches else None,
         "cpu": window,
         "triggerCpuMs": _per_trigger(threads0, threads1, len(entries)),
+        # what the busy shards' polls and the idle budget's took together: a p50 that grows with no more calls
+        # than the idle window's plus a call a second per busy shard is the machine's, not the schedule's
+        "getRecordsPerSecond": round((calls1["GetRecords"] - calls0["GetRecords"]) / (measured_to - measured_from), 1),
         **{f"{k}Ms": _durations(batches, k) for k in DURATIONS},
         **loads,
     }
@@ -302,6 +312,16 @@ def _fixed_trigger_phase(
     if failure is not None:
         raise RuntimeError(f"{shards}-shard query with a {FIXED_TRIGGER} trigger failed: {failure}")
     return {"interval": FIXED_TRIGGER, "startSeconds": round(startup, 1), **traffic}
+
+
+def _p50_by_slice(arrivals: _Arrivals, begun: float, end: float) -> dict[str, float]:
+    """p50 put -> row of the records sent in each P50_SLICE_SECONDS from `begun`, keyed by the slice's start."""
+    out = {}
+    for t in range(0, int(end - begun), P50_SLICE_SECONDS):
+        sent = arrivals.sent_between(begun + t, begun + t + P50_SLICE_SECONDS)
+        if sent:
+            out[str(t)] = _percentiles(sent)["p50"]
+    return out
 
 
 def _per_trigger(before: dict[str, float], after: dict[str, float], triggers: int) -> dict[str, float] | None:
@@ -399,4 +419,5 @@ def run(spark: Any, sim: Simulator, settings: Settings) -> dict[str, Any]:
         "activeEvery": ACTIVE_EVERY,
         "runs": runs,
         "slopes": slopes(runs),
+        **({} if settings.shard_scale_headline else {"headline": False}),  # see bench/page.py's _newest_with
     }

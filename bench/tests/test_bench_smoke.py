@@ -131,6 +131,7 @@ def _check_source_engine_sections(results: dict[str, Any], settings: Settings) -
     traffic = wide["traffic"]
     assert traffic["recordsSent"] > 0 and traffic["recordsMissing"] == 0 and traffic["batches"] >= 1, traffic
     assert traffic["offsetFileBytes"] > 0 and traffic["walCommitMs"]["n"] == traffic["batches"], traffic
+    assert traffic["getRecordsPerSecond"] > 0 and traffic["p50MsBySecondSent"], traffic
     # a trigger with records runs on the stream thread (the threads' names found in /proc)
     assert traffic["triggerCpuMs"]["stream"] > 0 and traffic["triggerCpuMs"]["triggers"] >= traffic["batches"], traffic
     assert 0 < wide["heapAfterFullGcMiB"] <= wide["heapMaxMiB"] and wide["idleAfterTraffic"]["cpu"]["wallSeconds"] > 0
