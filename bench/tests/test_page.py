@@ -98,6 +98,14 @@ def test_a_figure_comes_from_the_newest_run_that_measured_it(tmp_path: Path) -> 
     assert "- **Idle cost, 1000 shards (driver CPU)**: 12.0 % of a core" in text  # listed as a known miss
 
 
+def test_a_probe_of_chosen_shapes_is_not_the_headline(tmp_path: Path) -> None:
+    _run(tmp_path, "2026-01-01", "2026-01-01T10:00:00+00:00", latency=_latency(900.0))
+    _run(tmp_path, "2026-01-02-probe", "2026-01-02T10:00:00+00:00", latency=_latency(5.0) | {"headline": False})
+    text = page.render(tmp_path, tmp_path / "docs" / "benchmarks.md")
+    latency = _row(text, "Micro-batch, polling (2 shards, 200 records/s)")
+    assert "p50 900 / 900 ms" in latency and "(../2026-01-01.md)" in latency
+
+
 def test_the_run_being_rendered_counts_whatever_its_mode(tmp_path: Path) -> None:
     _run(tmp_path, "2026-01-01", "2026-01-01T10:00:00+00:00", latency=_latency(900.0))
     quick = _run(tmp_path, "2026-01-02-quick", "2026-01-02T10:00:00+00:00", mode="quick", latency=_latency(5.0))
