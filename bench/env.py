@@ -137,6 +137,9 @@ class Settings:
     shard_scale_stream_shards: int = 10000
     #: False when the shapes were picked on the command line: the run is a probe, not the page's headline
     shard_scale_headline: bool = True
+    #: every GetRecords answered this much later (the simulator's latency fault; 0: none): an endpoint slower than
+    #: a local simulator, as Kinesis' own or a loaded machine's (a probe, like chosen shapes)
+    shard_scale_call_latency_ms: int = 0
     #: a backlog drained by a driver with a 1 GiB heap (bench/memory.py): shards x MiB per shard of 10 KiB records
     memory_shards: int = 64
     memory_mib_per_shard: int = 20

@@ -147,3 +147,35 @@ class HeapPeaks:
             after = pool.getCollectionUsage()  # None for a pool without collection usage
             total += int(after.getUsed()) if after is not None else 0
         return total / MIB
+
+
+class CallQueue:
+    """The connector's polled GetRecords calls in this JVM (local mode: the executor's), from
+    `Prefetcher.callQueueTotals`: how long calls waited for a call slot, the idle budget's polls (after three empty
+    answers at the tip) apart from the others, and how long they took. `between` gives a window's means; a wait that
+    grows while the calls' own time does not is the executor's slots, a call time that grows is the endpoint (or the
+    machine) answering slowly."""
+
+    FIELDS = ("readCalls", "readWaitNanos", "idleCalls", "idleWaitNanos", "answers", "callNanos")
+
+    def __init__(self, spark: Any) -> None:
+        self._prefetcher = spark.sparkContext._jvm.io.github.sparkkinesis.source.executor.Prefetcher
+
+    def totals(self) -> dict[str, int]:
+        t = self._prefetcher.callQueueTotals()
+        return {f: int(getattr(t, f)()) for f in self.FIELDS}
+
+    @staticmethod
+    def between(before: dict[str, int], after: dict[str, int], seconds: float) -> dict[str, float | None]:
+        d = {f: after[f] - before[f] for f in CallQueue.FIELDS}
+
+        def mean_ms(nanos: int, n: int) -> float | None:
+            return round(nanos / n / 1e6, 2) if n else None
+
+        return {
+            "readCallsPerSecond": round(d["readCalls"] / seconds, 1),
+            "idleCallsPerSecond": round(d["idleCalls"] / seconds, 1),
+            "readWaitMs": mean_ms(d["readWaitNanos"], d["readCalls"]),
+            "idleWaitMs": mean_ms(d["idleWaitNanos"], d["idleCalls"]),
+            "callMs": mean_ms(d["callNanos"], d["answers"]),
+        }

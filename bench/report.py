@@ -1008,7 +1008,13 @@ def _shard_scale_section(results: dict[str, Any]) -> list[str]:
     out = [
         "",
         f"## Up to 10,000 shards (one driver, local[2], default options, quotas on; a record a second on every "
-        f"{data['activeEvery']}th shard)",
+        f"{data['activeEvery']}th shard"
+        + (
+            f"; every GetRecords answered {data['getRecordsLatencyMs']} ms later"
+            if data.get("getRecordsLatencyMs")
+            else ""
+        )
+        + ")",
         "",
         "| shards | start s (median of 3) | idle trigger ms | idle CPU | idle GetRecords/s | p50 / p95 ms | batch trigger ms | "
         "latestOffset ms | trigger CPU ms, idle / traffic | offset entry | walCommit ms | commitOffsets ms | "
@@ -1046,6 +1052,21 @@ def _shard_scale_section(results: dict[str, Any]) -> list[str]:
                 f"{_num(f['fixedLatestOffsetMs'])} | {_num(cpu.get('stream'), 1)} / {_num(cpu.get('tasks'), 1)} / "
                 f"{_num(cpu.get('all'), 1)} | {x['ms']['p50']} / {x['ms']['p95']} | {x['recordsMissing']} | "
                 f"{_num(x.get('getRecordsPerSecond'))} |"
+            )
+    queued = [(r, r["traffic"]["callQueue"]) for r in runs if r.get("traffic", {}).get("callQueue")]
+    if queued:
+        out += [
+            "",
+            "The executor's GetRecords calls during the traffic: calls a second (reads, and the idle budget's polls: after "
+            "three empty answers at the tip), the mean wait of each for one of its call slots, and a call's mean time:",
+            "",
+            "| shards | GetRecords/s | reads/s | idle polls/s | read's wait ms | idle poll's wait ms | call ms |",
+            "|---|---|---|---|---|---|---|",
+        ]
+        for r, q in queued:
+            out.append(
+                f"| {r['shards']} | {_num(r['traffic'].get('getRecordsPerSecond'))} | {q['readCallsPerSecond']} | "
+                f"{q['idleCallsPerSecond']} | {_num(q['readWaitMs'], 1)} | {_num(q['idleWaitMs'], 1)} | {_num(q['callMs'], 1)} |"
             )
     growth = slopes(runs)
     out += [

@@ -210,6 +210,13 @@ def main(argv: list[str] | None = None) -> int:
         metavar="N[,N]",
         help="shardScale's shapes instead of the mode's (e.g. 10000,20000: a shape above 10,000 is two streams)",
     )
+    parser.add_argument(
+        "--shard-scale-call-latency-ms",
+        type=int,
+        default=0,
+        metavar="MS",
+        help="shardScale with every GetRecords answered MS ms later (a slower endpoint; the run is a probe)",
+    )
     args = parser.parse_args(argv)
     args.out = args.out.resolve()  # SinkQuotaBench runs in sbt's forked JVM, whose working folder is not ours
     if args.render is not None:
@@ -220,6 +227,9 @@ def main(argv: list[str] | None = None) -> int:
     settings = Settings.for_mode(args.mode, args.reps)
     if args.shard_scale_shards:
         settings.shard_scale_shards = [int(n) for n in args.shard_scale_shards.split(",")]
+        settings.shard_scale_headline = False
+    if args.shard_scale_call_latency_ms:
+        settings.shard_scale_call_latency_ms = args.shard_scale_call_latency_ms
         settings.shard_scale_headline = False
     for variant in args.quota_variant:
         settings.quota_variants[variant] = dict(pair.split("=", 1) for pair in variant.split(","))

@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.env import Settings, Simulator, load, sql_conf, wait_for
-from bench.jvmstats import HeapPeaks, JitCpu, ProcessCpu, ThreadCpu
+from bench.jvmstats import CallQueue, HeapPeaks, JitCpu, ProcessCpu, ThreadCpu
 from bench.latency import _percentiles
 from bench.many_shards import _Arrivals, _cpu_fraction, _traffic, start_query
 from bench.scale import IDLE_PROGRESS_INTERVAL, _epoch_ms, _stats
@@ -143,6 +143,7 @@ def measure(
     streams read by one query."""
     cpu, jit, heap = ProcessCpu(spark), JitCpu(spark), HeapPeaks(spark)
     threads = ThreadCpu(spark, TRIGGER_THREADS)
+    queue = CallQueue(spark)
     t, streams = time.monotonic(), []
     arrivals = _Arrivals()
     try:
@@ -163,20 +164,22 @@ def measure(
             progress = _Progress(query)
             try:
                 time.sleep(max(0.0, windows["idleAfter"] - (time.monotonic() - start)))  # the stream stays silent
-                idle = _idle_phase(sim, streams, progress, cpu, jit, threads, windows["idleSeconds"], start)
-                traffic = _traffic_phase(sim, busy, arrivals, progress, cpu, jit, threads, windows)
+                idle = _idle_phase(sim, streams, progress, cpu, jit, threads, queue, windows["idleSeconds"], start)
+                traffic = _traffic_phase(sim, busy, arrivals, progress, cpu, jit, threads, queue, windows)
                 traffic["offsetFileBytes"] = _offset_file_bytes(checkpoint)
                 live = heap.live_mib()
                 # Idle again once the traffic stops: now each trigger starts from an offset of the offset log, not
                 # from the pinned start (what a query that has read something costs while its stream is quiet).
                 time.sleep(min(SETTLE_SECONDS, windows["idleSeconds"]))
-                idle_after = _idle_phase(sim, streams, progress, cpu, jit, threads, windows["idleSeconds"] / 2, start)
+                idle_after = _idle_phase(
+                    sim, streams, progress, cpu, jit, threads, queue, windows["idleSeconds"] / 2, start
+                )
                 failure = query.exception()
             finally:
                 progress.stop()
                 query.stop()
         if failure is None:
-            fixed = _fixed_trigger_phase(spark, sim, busy, cpu, jit, threads, windows, shards)
+            fixed = _fixed_trigger_phase(spark, sim, busy, cpu, jit, threads, queue, windows, shards)
     finally:
         threads.stop()
         for s in streams:
@@ -206,11 +209,13 @@ def _idle_phase(
     cpu: ProcessCpu,
     jit: JitCpu,
     threads: ThreadCpu,
+    queue: CallQueue,
     seconds: float,
     start: float,
 ) -> dict[str, Any]:
     """No records for `seconds`: the no-data triggers' time, the JVM's CPU, the calls the stream received."""
     calls0, loads, wall0, threads0 = _calls(sim, streams), load(), time.time() * 1000, threads.seconds()
+    queue0 = queue.totals()
     window = _cpu_fraction(cpu, jit, seconds)
     threads1, wall1 = threads.seconds(), time.time() * 1000
     entries = progress.between(wall0, wall1)
@@ -226,6 +231,7 @@ def _idle_phase(
         "triggerCpuMs": _per_trigger(threads0, threads1, len(entries)),
         "getRecordsPerSecond": round((calls1["GetRecords"] - calls0["GetRecords"]) / wall, 1),
         "listShardsPerMinute": round((calls1["ListShards"] - calls0["ListShards"]) / wall * 60, 1),
+        "callQueue": CallQueue.between(queue0, queue.totals(), wall),
         **loads,
     }
 
@@ -238,6 +244,7 @@ def _traffic_phase(
     cpu: ProcessCpu,
     jit: JitCpu,
     threads: ThreadCpu,
+    queue: CallQueue,
     windows: dict[str, float],
 ) -> dict[str, Any]:
     seconds, warmup = windows["trafficSeconds"], windows["trafficWarmup"]
@@ -253,6 +260,7 @@ def _traffic_phase(
         writer.start()
     time.sleep(warmup)  # the first batches over every shard, the JIT compiling what records bring
     measured_from, threads0, calls0 = time.time(), threads.seconds(), _calls(sim, list(busy))
+    queue0 = queue.totals()
     window = _cpu_fraction(cpu, jit, max(1.0, seconds - warmup))
     for writer in writers:
         writer.join(60)
@@ -263,6 +271,7 @@ def _traffic_phase(
     except TimeoutError:
         pass
     threads1, measured_to, calls1 = threads.seconds(), time.time(), _calls(sim, list(busy))
+    queue1 = queue.totals()
     entries = progress.between(measured_from * 1000, measured_to * 1000)
     batches = [e for e in entries if e["rows"] > 0]
     return {
@@ -279,9 +288,12 @@ def _traffic_phase(
         "rowsPerBatch": round(sum(e["rows"] for e in batches) / len(batches), 1) if batches else None,
         "cpu": window,
         "triggerCpuMs": _per_trigger(threads0, threads1, len(entries)),
-        # what the busy shards' polls and the idle budget's took together: a p50 that grows with no more calls
-        # than the idle window's plus a call a second per busy shard is the machine's, not the schedule's
+        # calls a second from the end of warm-up until every record arrived (the busy shards' polls and the idle
+        # budget's together): a p50 that grows with no more calls than the idle window's plus a call a second per
+        # busy shard is the machine's, not the schedule's
         "getRecordsPerSecond": round((calls1["GetRecords"] - calls0["GetRecords"]) / (measured_to - measured_from), 1),
+        # the executor's side of those calls: how long they waited for a slot, the idle polls apart, and took
+        "callQueue": CallQueue.between(queue0, queue1, measured_to - measured_from),
         **{f"{k}Ms": _durations(batches, k) for k in DURATIONS},
         **loads,
     }
@@ -294,6 +306,7 @@ def _fixed_trigger_phase(
     cpu: ProcessCpu,
     jit: JitCpu,
     threads: ThreadCpu,
+    queue: CallQueue,
     windows: dict[str, float],
     shards: int,
 ) -> dict[str, Any]:
@@ -304,7 +317,7 @@ def _fixed_trigger_phase(
         progress = _Progress(query)
         try:
             time.sleep(max(0.0, min(FIXED_SETTLE_SECONDS, windows["idleAfter"]) - (time.monotonic() - start)))
-            traffic = _traffic_phase(sim, busy, arrivals, progress, cpu, jit, threads, windows)
+            traffic = _traffic_phase(sim, busy, arrivals, progress, cpu, jit, threads, queue, windows)
             failure = query.exception()
         finally:
             progress.stop()
@@ -373,7 +386,6 @@ def figures(run: dict[str, Any]) -> dict[str, float | None]:
         "fixedTriggerMs": median(fixed.get("triggerExecutionMs")),
         "fixedLatestOffsetMs": median(fixed.get("latestOffsetMs")),
         "fixedTriggerCpuMs": (fixed.get("triggerCpuMs") or {}).get("all"),
-        "fixedP50Ms": (fixed.get("ms") or {}).get("p50"),
     }
 
 
@@ -396,6 +408,9 @@ def windows_for(settings: Settings, shards: int) -> dict[str, float]:
 
 def run(spark: Any, sim: Simulator, settings: Settings) -> dict[str, Any]:
     sim.quotas(True)  # ListShards and GetRecords quotas: the source must live within them at every size
+    latency = settings.shard_scale_call_latency_ms
+    if latency:
+        sim.admin.faults({"kind": "latency", "operations": ["GetRecords"], "latencyMillis": latency})
     runs = []
     try:
         with (
@@ -415,8 +430,11 @@ def run(spark: Any, sim: Simulator, settings: Settings) -> dict[str, Any]:
                 )
     finally:
         sim.quotas(False)
+        if latency:
+            sim.admin.clear_faults()
     return {
         "activeEvery": ACTIVE_EVERY,
+        **({"getRecordsLatencyMs": latency} if latency else {}),
         "runs": runs,
         "slopes": slopes(runs),
         **({} if settings.shard_scale_headline else {"headline": False}),  # see bench/page.py's _newest_with

@@ -132,6 +132,9 @@ def _check_source_engine_sections(results: dict[str, Any], settings: Settings) -
     assert traffic["recordsSent"] > 0 and traffic["recordsMissing"] == 0 and traffic["batches"] >= 1, traffic
     assert traffic["offsetFileBytes"] > 0 and traffic["walCommitMs"]["n"] == traffic["batches"], traffic
     assert traffic["getRecordsPerSecond"] > 0 and traffic["p50MsBySecondSent"], traffic
+    # the executor's calls during the traffic: the busy shards' reads found, each with its slot wait and time
+    calls = traffic["callQueue"]
+    assert calls["readCallsPerSecond"] > 0 and calls["readWaitMs"] >= 0 and calls["callMs"] > 0, calls
     # a trigger with records runs on the stream thread (the threads' names found in /proc)
     assert traffic["triggerCpuMs"]["stream"] > 0 and traffic["triggerCpuMs"]["triggers"] >= traffic["batches"], traffic
     assert 0 < wide["heapAfterFullGcMiB"] <= wide["heapMaxMiB"] and wide["idleAfterTraffic"]["cpu"]["wallSeconds"] > 0

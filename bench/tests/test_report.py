@@ -483,6 +483,21 @@ def test_shard_scale_judges_the_10000_shard_shape_and_each_cost_s_growth(tmp_pat
     assert growth["offset log entry"] == "MISS" and growth["walCommit"] == "PASS" and growth["commitOffsets"] == "PASS"
     summary = markdown(results | {"targets": rows}, {})
     assert "## Up to 10,000 shards" in summary and "| 10000 | 10.0 | 250 | 16.0% |" in summary
+    assert "its call slots" not in summary, "runs from before the executor's call queue was measured"
+    runs[1]["traffic"] |= {
+        "getRecordsPerSecond": 1500.0,
+        "callQueue": {
+            "readCallsPerSecond": 1000.0,
+            "idleCallsPerSecond": 480.0,
+            "readWaitMs": 2.25,
+            "idleWaitMs": 40.0,
+            "callMs": 11.5,
+        },
+    }
+    assert "| 10000 | 1,500 | 1000.0 | 480.0 | 2.2 | 40.0 | 11.5 |" in markdown(results | {"targets": rows}, {})
+    assert "answered 50 ms later" not in summary
+    results["shardScale"]["getRecordsLatencyMs"] = 50  # a probe with a slower endpoint says so in its heading
+    assert "; every GetRecords answered 50 ms later)" in markdown(results | {"targets": rows}, {})
     pytest.importorskip("matplotlib")  # bench/requirements.txt
     files = plot(results, tmp_path, "x")
     assert (tmp_path / files["costs vs shards"]).stat().st_size > 1000

@@ -35,10 +35,11 @@ import software.amazon.awssdk.services.sts.model.AssumeRoleRequest
 object KinesisClientFactory {
   val FallbackRegion: Region = Region.US_EAST_1
   /**
-   * Per sync client, so per JVM and configuration: the source's fetch threads (at most 32 calls in flight) and
-   * the sink's sender threads (`maxInFlightRequests` per writer task and stream) share it.
+   * Per sync client, so per JVM and configuration: the source's fetch threads (at most 128 calls in flight,
+   * `Prefetcher.callSlots`) and the sink's sender threads (`maxInFlightRequests` per writer task and stream) share
+   * it, so a source reading thousands of shards leaves a sink in the same JVM as many connections again.
    */
-  private val MaxConnections = 128
+  private val MaxConnections = 256
 
   /**
    * A configuration with the proxies it resolves to in this JVM: without `proxyHost` they come from this JVM's

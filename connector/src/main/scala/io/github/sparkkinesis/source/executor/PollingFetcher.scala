@@ -15,7 +15,7 @@ import software.amazon.awssdk.services.kinesis.KinesisClient
  * Why not the async client, which needs no thread per call in flight: draining 100 B records, the same GetRecords
  * calls cost about twice the CPU per record through it (Netty gathering each answer of up to 10 MiB, then the
  * SDK decoding it) as through the sync client (Apache HttpClient 5), and decoding answers is most of what
- * reading costs. The [[Prefetcher]] keeps at most [[Prefetcher.MaxCallsInFlight]] polling calls in flight per
+ * reading costs. The [[Prefetcher]] keeps at most [[Prefetcher.callSlots]] polling calls in flight per
  * JVM, so that many fetch threads at most are busy; they end after a minute without work.
  *
  * One call at a time per fetcher (the feed sees to it); each call sees the previous one's state through the

@@ -14,8 +14,8 @@ import org.apache.spark.internal.Logging
 /**
  * The executor's read engine: every shard this executor owns is a [[ShardFeed]] read continuously in the
  * background, between triggers too, within the shard's quota (calls and bytes), into memory bounded by
- * `fetchBufferSize`. Calls run on fetch threads ([[PollingFetcher]]), at most [[MaxCallsInFlight]] at once per
- * JVM, so the cost of a trigger follows the data, not the shard count. When the buffer is full, streaming feeds
+ * `fetchBufferSize`. Calls run on fetch threads ([[PollingFetcher]]), at most [[callSlots]] at once per JVM, so the
+ * cost of a trigger follows the data, not the shard count. When the buffer is full, streaming feeds
  * pause until a commit frees records (backpressure: nothing is dropped).
  *
  * A feed nobody asks for any more (its query stopped, its shards moved to another executor) is dropped after
@@ -24,7 +24,18 @@ import org.apache.spark.internal.Logging
  * feeds at once (`SnapshotJob.release`).
  */
 object Prefetcher extends Logging {
-  val MaxCallsInFlight = 32
+  /**
+   * Polled calls in flight per JVM: one per [[ShardsPerCallSlot]] shards read here, at least [[MinCallsInFlight]],
+   * at most [[MaxCallsInFlight]] (the sync client's connections leave as many again to a sink in the same JVM,
+   * `KinesisClientFactory`). Calls a second are the slots over a call's time: a fixed 32 served 590 calls a second
+   * at 10,000 shards where calls took 50 ms, while the idle budget alone wants 500 and each busy shard one or more.
+   */
+  def callSlots(shards: Int): Int = math.min(MaxCallsInFlight, math.max(MinCallsInFlight, shards / ShardsPerCallSlot))
+  val MinCallsInFlight = 32
+  val MaxCallsInFlight = 128
+  val ShardsPerCallSlot = 80
+  /** While other calls wait for a slot too, the idle budget's polls take one start in this many ([[ReadyQueue]]). */
+  val IdlePollShare = 4
   /**
    * Answers in flight may bring at most 1/32 of the buffer: while decoded they are on the heap several times over,
    * more than [[ShardFeed.AnswerHeapFactor]] at moments (measured on a 10 KiB-record drain with a 128 MiB buffer,
@@ -48,10 +59,11 @@ object Prefetcher extends Logging {
   /** Bytes that calls in flight may bring, counted against the buffer before they are made. */
   private val reserved = new AtomicLong()
   /**
-   * Feeds whose pacing allows a call, oldest first; feeds waiting for buffer space, oldest first; the calls
-   * running. Touched on the scheduler thread only.
+   * Feeds whose pacing allows a polled call ([[ReadyQueue]]); feeds waiting for buffer space, oldest first; the
+   * calls running. Touched on the scheduler thread only.
    */
-  private val readyToCall = new java.util.ArrayDeque[ShardFeed]()
+  private val readyToCall = new ReadyQueue[ShardFeed](IdlePollShare)
+  private val queueTotals = new CallQueueTotals.Adders
   /** Feeds whose records are pushed (enhanced fan-out), ready for their next answer: they take no call slot. */
   private val pushedReady = new java.util.ArrayDeque[ShardFeed]()
   private val waitingForMemory = new java.util.ArrayDeque[ShardFeed]()
@@ -115,10 +127,12 @@ object Prefetcher extends Logging {
    * lengths are read outside the scheduler thread: approximate). */
   def describe: String =
     s"feeds=${feeds.size()} heldBytes=${held.get()} reservedBytes=${reserved.get()} callsInFlight=$callsInFlight " +
-      s"readyToCall=${readyToCall.size()} waitingForMemory=${waitingForMemory.size()}"
+      s"readyToCall=${readyToCall.size} (idle ${readyToCall.idleSize}) waitingForMemory=${waitingForMemory.size()}"
 
   /** Calls running now and the bytes they reserved, all queries together. */
   def callsInFlightNow: Int = callsInFlight
+  /** How long polled calls waited for a slot and took, all queries together, since this JVM started. */
+  def callQueueTotals: CallQueueTotals = queueTotals.snapshot()
   def reservedBytes: Long = reserved.get()
 
   /** Shards read in this JVM, all queries together. */
@@ -347,13 +361,26 @@ object Prefetcher extends Logging {
     if (feed.finished) return
     val wait = feed.nextCallNanos - System.nanoTime()
     if (wait > 0) return dispatchIn(feed, wait)
-    if (feed.fetcher.pushed) pushedReady.addLast(feed) else readyToCall.addLast(feed)
+    feed.readySinceNanos = System.nanoTime()
+    queue(feed, first = false)
     startCalls()
   }
 
+  private def queue(feed: ShardFeed, first: Boolean): Unit =
+    if (!feed.fetcher.pushed) readyToCall.add(feed, idlePoll(feed), first)
+    else if (first) pushedReady.addFirst(feed)
+    else pushedReady.addLast(feed)
+
+  /**
+   * The feed's next call is the idle budget's: [[ShardFeed.BudgetAfterPolls]] empty answers at its tip in a row
+   * (fewer may be a sparse shard's gap between records). Such calls yield slots to the others ([[ReadyQueue]]).
+   */
+  private def idlePoll(feed: ShardFeed): Boolean = feed.idlePolls >= ShardFeed.BudgetAfterPolls
+
   /**
    * Scheduler thread only: starts the calls of the feeds that waited longest while call slots are free, so with
-   * more shards than slots every shard still gets its turn (first come, first served; nobody starves).
+   * more shards than slots every shard still gets its turn (first come, first served, the idle budget's polls with
+   * a share of their own: nobody starves).
    */
   private def startCalls(): Unit = {
     // Pushed reads are not held to the in-flight share: their asks stay outstanding while shards are quiet (one
@@ -383,18 +410,20 @@ object Prefetcher extends Logging {
         val feed = newestFirst.next()
         if (free(feed) >= needed(feed)) {
           newestFirst.remove()
-          if (feed.fetcher.pushed) pushedReady.addFirst(feed) else readyToCall.addFirst(feed)
+          queue(feed, first = true)
         }
       }
     }
     while (!pushedReady.isEmpty) start(pushedReady.pollFirst())
-    while (callsInFlight < MaxCallsInFlight && !readyToCall.isEmpty) start(readyToCall.pollFirst())
+    val slots = callSlots(feeds.size())
+    while (callsInFlight < slots && !readyToCall.isEmpty) start(readyToCall.poll())
   }
 
   private def call(feed: ShardFeed, free: Long): Unit = {
     val slot = !feed.fetcher.pushed
     if (slot) callsInFlight += 1
     val startedNanos = System.nanoTime()
+    if (slot) queueTotals.started(idlePoll(feed), startedNanos - feed.readySinceNanos)
     val plan = feed.nextCall(free, ShardReader.callTargetBytes(feed.config))
     val expected = ShardFeed.AnswerHeapFactor * plan.answerBytes
     reserved.addAndGet(expected)
@@ -406,6 +435,7 @@ object Prefetcher extends Logging {
     if (feed.stopped) call.cancel(false) // stopped while the call was being made
     call.whenComplete { (poll: Poll, error: Throwable) =>
       try {
+        if (slot) queueTotals.answered(System.nanoTime() - startedNanos)
         reserved.addAndGet(-expected)
         completed(feed, poll, error, startedNanos)
       } catch {

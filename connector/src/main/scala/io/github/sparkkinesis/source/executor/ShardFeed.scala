@@ -65,6 +65,8 @@ final class ShardFeed(
   @volatile private[source] var inFlightSinceNanos = 0L
   @volatile private[source] var nextCallNanos: Long = System.nanoTime()
   @volatile private[source] var idlePolls = 0
+  /** When the feed last joined the queue for a call slot ([[Prefetcher.callQueueTotals]]). */
+  @volatile private[source] var readySinceNanos = 0L
   /** When the current run of empty answers at the tip began. */
   @volatile private[source] var idleSinceNanos = 0L
   /** When the feed's last call started (System.nanoTime), 0 before its first. */
