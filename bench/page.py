@@ -813,7 +813,8 @@ def render(
         "Sections (`--only`): `read`, `write`, `readUnderQuota`, `pacedRead`, `cpuPerRecord`, `writeUnderQuota`, "
         "`aggregation`, `latency`, `lull`, `fanOut`, `realTime`, `scale`, `manyShards`, `shardScale`, `memory`, `batchRead`, "
         "`localCluster`; `--shard-scale-shards 10000,20000` runs `shardScale` on chosen shapes (above 10,000: "
-        "several streams of 10,000, one query), a probe the headline does not take. A miss "
+        "several streams of 10,000, one query), and `--shard-scale-call-latency-ms 50` answers every GetRecords 50 ms "
+        "later (a slower endpoint): probes the headline does not take. A miss "
         "never fails `make bench` unless `BENCH_STRICT=1`; each run's summary (`bench/results/<date>.md`) lists "
         "every target and shape.",
         "",
