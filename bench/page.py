@@ -472,13 +472,11 @@ FIGURES: tuple[Figure, ...] = (
         "p50 ≤ 1 s, idle CPU ≤ 25 % of a core, heap ≤ 1 GiB, every cost linear or better",
         "shardScale",
         _shard_scale,
-        "the machine, and at 10,000 shards how soon a long-idle query polls its newly busy shards: the same code "
-        "gave p50 265 and 506 ms in two runs on 2026-11-29's morning machine, 4.2-4.9 s in three that "
-        "afternoon (CPU per trigger at 1,000 shards about twice as high); there the stream took 580 GetRecords "
-        "a second during the traffic against 488 idle, so the 1,000 busy shards were polled every few seconds "
-        "(p50 by send time 13 s falling to 3 s over the minute), while a 20 s-old query at a fixed 1 s trigger "
-        "took 1,354 a second and settled at 1.5 s. Growth from 5,000 to 10,000 within 1.1 but the fixed "
-        "trigger's CPU (1.14, with 1.46x the records a batch)",
+        "small figures and the start's spread: with Spark's default trigger `latestOffset` went 7 -> 19 ms from "
+        "5,000 to 10,000 shards (at a fixed 1 s trigger 12 -> 19 ms, growth 0.66), and the three starts at 10,000 "
+        "took 2.2, 4.2 and 8.0 s; every other cost grew at most 1.0. p50 at 10,000 no longer depends on the "
+        "machine's speed: calls slowed to 50 ms (`--shard-scale-call-latency-ms 50`) gave 2.95 s with 32 call "
+        "slots, 275 ms with slots that follow the shards (2026-12-06-shard-scale-10000-latency50-*)",
     ),
     Figure(
         "memory",
