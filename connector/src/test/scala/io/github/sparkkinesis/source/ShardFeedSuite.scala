@@ -286,6 +286,15 @@ class ShardFeedSuite extends AnyFunSuite {
       "a quiet shard holds little space for its next call (here: one record of its size)")
   }
 
+  test("a first call aims at no more than its part of the room; later calls are not held to it") {
+    val f = feed()
+    val guess = ShardFeed.InitialRecordBytesGuess
+    assert(f.nextCall(Long.MaxValue, 2L << 20, firstShareBytes = 64 * 1024) == CallPlan(6, 6 * guess))
+    assert(f.nextCall(Long.MaxValue, 2L << 20, firstShareBytes = 0).limit == 1, "at least one record")
+    f.onPoll(poll((1 to 2).map(i => UserRecord("k", new Array[Byte](1 << 18), f"$i%05d", 0, i.toLong))), _ => true)
+    assert(f.nextCall(Long.MaxValue, 2L << 20, firstShareBytes = 64 * 1024).limit == 4, "twice the last answer")
+  }
+
   test("a call waits for room for a quarter of a second of quota while behind, for none at the tip or first") {
     val f = feed()
     val mib = 1L << 20

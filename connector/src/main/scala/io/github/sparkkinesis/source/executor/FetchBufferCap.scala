@@ -16,6 +16,9 @@ import org.apache.spark.internal.Logging
 object FetchBufferCap extends Logging {
   val HeapShare = 4
 
+  /** This JVM's heap, read once: the buffer's bound is looked at before every call. */
+  val maxHeapBytes: Long = Runtime.getRuntime.maxMemory()
+
   def capOf(maxHeapBytes: Long): Long = maxHeapBytes / HeapShare
 
   /** The buffer an executor with this heap uses when asked for `asked` bytes. */
@@ -33,7 +36,7 @@ object FetchBufferCap extends Logging {
 
   /** This JVM's buffer for `asked`, logging the cap once per value asked when it applies. */
   def apply(asked: Long): Long = {
-    val heap = Runtime.getRuntime.maxMemory()
+    val heap = maxHeapBytes
     val capped = limit(asked, heap)
     if (capped < asked && logged.add(asked)) logInfo(explanation(asked, heap))
     capped

@@ -66,7 +66,7 @@ object Prefetcher extends Logging {
   private val queueTotals = new CallQueueTotals.Adders
   /** Feeds whose records are pushed (enhanced fan-out), ready for their next answer: they take no call slot. */
   private val pushedReady = new java.util.ArrayDeque[ShardFeed]()
-  private val waitingForMemory = new java.util.ArrayDeque[ShardFeed]()
+  private val waitingForMemory = new RoomWaiters[ShardFeed]
   @volatile private var callsInFlight = 0
   private val reReads = new ConcurrentHashMap[String, AtomicLong]()
   /** Per source: misplaced KPL aggregates skipped, malformed ones read whole ([[AggregateCounts]]). */
@@ -103,7 +103,7 @@ object Prefetcher extends Logging {
   }
 
   /** The default `fetchBufferSize`: an eighth of the heap, safe next to Spark's own use of it. */
-  def defaultBufferBytes: Long = Runtime.getRuntime.maxMemory() / 8
+  def defaultBufferBytes: Long = FetchBufferCap.maxHeapBytes / 8
 
   /** The option as this JVM can hold it ([[FetchBufferCap]]), else the default. */
   def bufferLimit(config: SourceConfig): Long =
@@ -127,7 +127,7 @@ object Prefetcher extends Logging {
    * lengths are read outside the scheduler thread: approximate). */
   def describe: String =
     s"feeds=${feeds.size()} heldBytes=${held.get()} reservedBytes=${reserved.get()} callsInFlight=$callsInFlight " +
-      s"readyToCall=${readyToCall.size} (idle ${readyToCall.idleSize}) waitingForMemory=${waitingForMemory.size()}"
+      s"readyToCall=${readyToCall.size} (idle ${readyToCall.idleSize}) waitingForMemory=${waitingForMemory.size}"
 
   /** Calls running now and the bytes they reserved, all queries together. */
   def callsInFlightNow: Int = callsInFlight
@@ -398,33 +398,46 @@ object Prefetcher extends Logging {
       1L,
       ShardFeed.AnswerHeapFactor *
         feed.minCallBytes(ShardReader.callTargetBytes(feed.config), bufferLimit(feed.config) / InFlightShare))
+    val slots = callSlots(feeds.size())
     def start(feed: ShardFeed): Unit =
       if (feed.finished) ()
-      else if (!feed.spill && free(feed) < needed(feed)) waitingForMemory.addLast(feed)
-      else call(feed, math.max(free(feed), 1L))
-    // Space freed (a commit, a call's answer smaller than it might have been): those it is enough for go, the
+      else if (!feed.spill && free(feed) < needed(feed)) waitingForMemory.add(feed, anySize = needed(feed) <= 1L)
+      else call(feed, math.max(free(feed), 1L), firstCallShare(feed, slots))
+    // Space freed (a commit, a call's answer smaller than it might have been): as many as can start go, the
     // longest waiting first; a shard behind its tip waiting for room for a full call holds back no quiet one.
     if (!waitingForMemory.isEmpty) {
-      val newestFirst = waitingForMemory.descendingIterator()
-      while (newestFirst.hasNext) {
-        val feed = newestFirst.next()
-        if (free(feed) >= needed(feed)) {
-          newestFirst.remove()
-          queue(feed, first = true)
-        }
-      }
+      // A stopped query's feeds go as they come up (start drops them), taking no slot.
+      val released = waitingForMemory.release(
+        slots - callsInFlight,
+        feed => !feed.fetcher.pushed && !feed.finished,
+        feed => feed.finished || free(feed) >= needed(feed))
+      released.reverseIterator.foreach(queue(_, first = true))
     }
     while (!pushedReady.isEmpty) start(pushedReady.pollFirst())
-    val slots = callSlots(feeds.size())
     while (callsInFlight < slots && !readyToCall.isEmpty) start(readyToCall.poll())
   }
 
-  private def call(feed: ShardFeed, free: Long): Unit = {
+  /**
+   * The answer a polled feed's first call may aim at: an equal part of the room answers in flight may take, among
+   * the calls that could start now. Nothing is known of the shard yet (a `latest` start finds nothing), and a
+   * first call aiming at a second of the shard's quota took all the room left: a new query over 10,000 shards had
+   * most of its feeds waiting for memory, each answer letting one more go. A few shards still aim at their quota's
+   * second. Batch reads are not held.
+   */
+  private def firstCallShare(feed: ShardFeed, slots: Int): Long =
+    if (feed.fetcher.pushed || feed.spill || feed.hasPolled) Long.MaxValue
+    else {
+      val room = ShardFeed.AnswerHeapFactor * bufferLimit(feed.config) / InFlightShare
+      val calls = math.min(slots.toLong, 1L + readyToCall.size + waitingForMemory.size)
+      room / ShardFeed.AnswerHeapFactor / math.max(1L, calls)
+    }
+
+  private def call(feed: ShardFeed, free: Long, firstShare: Long): Unit = {
     val slot = !feed.fetcher.pushed
     if (slot) callsInFlight += 1
     val startedNanos = System.nanoTime()
     if (slot) queueTotals.started(idlePoll(feed), startedNanos - feed.readySinceNanos)
-    val plan = feed.nextCall(free, ShardReader.callTargetBytes(feed.config))
+    val plan = feed.nextCall(free, ShardReader.callTargetBytes(feed.config), firstShare)
     val expected = ShardFeed.AnswerHeapFactor * plan.answerBytes
     reserved.addAndGet(expected)
     val call =

@@ -141,13 +141,15 @@ final class ShardFeed(
    * (about a second of the shard's read quota), but a shard whose last answer was small (quiet, or read to its
    * tip) asks for about twice that answer, so a thousand idle shards do not hold the buffer's space for answers
    * that will not come, and a shard that wakes up doubles its asks call by call. A streaming feed asks for no
-   * more than `freeBytes` can take once the answer is decoded ([[ShardFeed.AnswerHeapFactor]]).
+   * more than `freeBytes` can take once the answer is decoded ([[ShardFeed.AnswerHeapFactor]]), and with its first
+   * call for no more than `firstShareBytes` (its part of the room answers may take: `Prefetcher.firstCallShare`).
    */
-  def nextCall(freeBytes: Long, targetBytes: Long): CallPlan = synchronized {
+  def nextCall(freeBytes: Long, targetBytes: Long, firstShareBytes: Long = Long.MaxValue): CallPlan = synchronized {
     val target = math.min(ShardFeed.MaxResponseBytes, targetBytes)
     val floor =
       if (fetcher != null && fetcher.pushed) ShardFeed.MinPushedReservationBytes else ShardFeed.MinReservationBytes
-    val wanted = if (polls == 0) target else math.min(target, math.max(floor, 2 * lastResponseBytes))
+    val wanted = if (polls == 0) math.min(target, math.max(1L, firstShareBytes))
+    else math.min(target, math.max(floor, 2 * lastResponseBytes))
     val bytes = if (spill) wanted else math.min(wanted, freeBytes / ShardFeed.AnswerHeapFactor)
     val limit = math.max(1L, math.min(config.maxRecordsPerFetch.toLong, bytes / avgRecordBytes)).toInt
     CallPlan(limit, math.min(ShardFeed.MaxResponseBytes, limit * avgRecordBytes))
