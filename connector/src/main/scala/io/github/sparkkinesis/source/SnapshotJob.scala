@@ -145,31 +145,43 @@ object SnapshotJob {
       groups: Seq[(Seq[SnapshotRequest], Option[String])],
       why: String = "",
       sent: Option[driver.SentGroups] = None): (Seq[ShardSnapshot], Seq[ExecutorStats]) = {
-    if (groups.isEmpty) return (Nil, Nil)
-    val asks = sent.fold(groups.map(g => SnapshotAsk.full(-1, 0L, g._1)).toVector)(_.asks(groups.map(_._1)))
-    val answers =
-      try {
-        val first = runAsks(sc, spec, asks.zip(groups.map(_._2)), why)
-        // Only a stream's asks (`sent`) can miss: a full ask never does.
-        val again = first.indices.filter(first(_).missed).map(i => i -> sent.get.full(i, groups(i)._1)).toVector
-        val second = runAsks(sc, spec, again.map { case (i, ask) => ask -> groups(i)._2 }, "again in full")
-        val redone = again.map(_._1).zip(again.map(_._2).zip(second)).toMap
-        val settled = asks.indices.map(i => redone.getOrElse(i, asks(i) -> first(i)))
-        sent.foreach(s =>
-          settled.iterator.zip(groups.iterator).foreach { case ((ask, _), (requests, _)) =>
-            s.answered(ask, requests)
-          })
-        settled.map(_._2)
-      } catch {
-        case e: Throwable =>
-          sent.foreach(_.reset()) // what the executors hold is not known any more
-          throw e
-      }
     // A task's answer is its group's (runJob keeps the partitions' order): its quiet shards come back here.
-    val answered = answers.iterator.zip(groups.iterator).map { case (a, (requests, _)) =>
+    val answered = answers(sc, spec, groups, why, sent).iterator.zip(groups.iterator).map { case (a, (requests, _)) =>
       (ShardSnapshot.withQuiet(requests, a.snapshots, a.stats.location), a.stats)
     }.toVector
     (answered.flatMap(_._1), answered.map(_._2))
+  }
+
+  /**
+   * [[run]]'s answers as the tasks gave them, one per group in the groups' order: each with the group's shards
+   * that are not quiet, and its executor (where the group's shards are held now). A stream's trigger looks at these
+   * alone: at 10,000 shards the quiet ones were put back and looked at again several times a trigger.
+   */
+  def answers(
+      sc: SparkContext,
+      spec: SnapshotSpec,
+      groups: Seq[(Seq[SnapshotRequest], Option[String])],
+      why: String = "",
+      sent: Option[driver.SentGroups] = None): Vector[SnapshotAnswer] = {
+    if (groups.isEmpty) return Vector.empty
+    val asks = sent.fold(groups.map(g => SnapshotAsk.full(-1, 0L, g._1)).toVector)(_.asks(groups.map(_._1)))
+    try {
+      val first = runAsks(sc, spec, asks.zip(groups.map(_._2)), why)
+      // Only a stream's asks (`sent`) can miss: a full ask never does.
+      val again = first.indices.filter(first(_).missed).map(i => i -> sent.get.full(i, groups(i)._1)).toVector
+      val second = runAsks(sc, spec, again.map { case (i, ask) => ask -> groups(i)._2 }, "again in full")
+      val redone = again.map(_._1).zip(again.map(_._2).zip(second)).toMap
+      val settled = asks.indices.map(i => redone.getOrElse(i, asks(i) -> first(i)))
+      sent.foreach(s =>
+        settled.iterator.zip(groups.iterator).foreach { case ((ask, _), (requests, _)) =>
+          s.answered(ask, requests)
+        })
+      settled.map(_._2).toVector
+    } catch {
+      case e: Throwable =>
+        sent.foreach(_.reset()) // what the executors hold is not known any more
+        throw e
+    }
   }
 
   private def runAsks(

@@ -26,6 +26,18 @@ class ReadyQueueSuite extends AnyFunSuite {
       (3 to 6).map(i => s"idle$i"))
   }
 
+  test("one put back (no room for its call yet) is next again, and the idle polls' turn is kept") {
+    val q = new ReadyQueue[String](2)
+    Seq("read1", "read2").foreach(q.add(_, idlePoll = false))
+    q.add("idle", idlePoll = true)
+    assert(q.poll() == "read1")
+    val turn = q.poll()
+    assert(turn == "idle")
+    q.putBack(turn, idlePoll = true)
+    assert(q.poll() == "idle", "put back after its turn came: it keeps the turn")
+    assert(q.poll() == "read2" && q.isEmpty)
+  }
+
   test("idle polls are not starved by an endless stream of reads") {
     val q = new ReadyQueue[String](4)
     q.add("idle", idlePoll = true)

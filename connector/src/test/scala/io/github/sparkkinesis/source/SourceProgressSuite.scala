@@ -43,6 +43,19 @@ class SourceProgressSuite extends AnyFunSuite {
     assert(p.metrics(closed)("kinesisCalls") == "2", "a snapshot recounts")
   }
 
+  test("shards left out of a snapshot as quiet count as 0 ms behind") {
+    val p = new SourceProgress("polling", 1)
+    def lagging(ms: Long) = snapshot(advanced = true).copy(state =
+      FeedState(After("5", 0), 5, 50, Some(ms), caughtUp = false, 0))
+    p.record(Seq(lagging(4000), lagging(2000)), Seq(stats(calls = 1, throttled = 0)), quiet = 4)
+    val m = p.metrics(Map.empty)
+    assert((m("avgMsBehindLatest"), m("minMsBehindLatest"), m("maxMsBehindLatest")) == (("1000", "0", "4000")))
+    p.record(Seq(lagging(4000), lagging(2000)), Seq(stats(calls = 2, throttled = 0)))
+    assert(p.metrics(Map.empty)("minMsBehindLatest") == "2000")
+    p.record(Nil, Seq(stats(calls = 3, throttled = 0)), quiet = 3)
+    assert(p.metrics(Map.empty)("maxMsBehindLatest") == "0")
+  }
+
   test("KPL aggregates not split are counted since the query started, per executor without double counting") {
     val p = new SourceProgress("polling", 1)
     def seen(exec: String, misplaced: Long, malformed: Long) =

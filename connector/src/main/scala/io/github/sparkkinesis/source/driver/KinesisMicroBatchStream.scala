@@ -51,6 +51,10 @@ class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: String)
   private val signal = new DriverSignal(sourceId)
   /** What the executors hold of each snapshot group: a trigger sends them only what changed. */
   private val sentGroups = new SentGroups
+  /** The snapshot requests of the last trigger: a trigger builds only those of the shards the last batch moved. */
+  private val standing = new StandingRequests
+  /** Where each snapshot group (by index) was last answered, with its shards then: see [[noteOwners]]. */
+  private var answeredAt = Vector.empty[(Seq[ShardKey], String)]
   /** Signals counted when the last snapshot started, and whether every executor of that snapshot signals. */
   private var signalsSeen = 0L
   private var executorsSignal = false
@@ -171,16 +175,16 @@ class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: String)
     val perShard = config.maxRecordsPerShardPerTrigger.getOrElse(Long.MaxValue)
     val shards = discovery.shards()
     val keyGroups = planner.keyGroups(readable, owners)
-    val groups = keyGroups.map { case (keys, owner) =>
-      keys.map(k =>
-        SnapshotRequest.of(shards, k, start.get(k).getOrElse(TrimHorizon), perShard, Long.MaxValue)) -> owner
-    }
+    val lastBatch = lastPlan.map(p => (p.start, p.end, p.moved))
+    val groups = standing.of(keyGroups, shards, start, perShard, lastBatch).zip(keyGroups.map(_._2))
     val sc = SparkSession.active.sparkContext
     context = Some(sc)
     // A catch-up (the last snapshot saw shards behind their tip) gathers for up to CatchUpBatch since that snapshot.
     val fill = if (!lastBehind) 0L else math.max(0L, CatchUpBatch.toNanos - (System.nanoTime() - lastSnapshotNanos))
     val feedConfig = readConfig
-    def snapshot(linger: Long) = SnapshotJob.run(
+    // Each group's shards that are not quiet (at their tip with nothing past the start), and where it ran: the
+    // quiet ones, most of a large stream's, need nothing done here.
+    def snapshot(linger: Long) = SnapshotJob.answers(
       sc,
       SnapshotSpec(
         sourceId,
@@ -193,18 +197,15 @@ class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: String)
       Some(sentGroups)
     )
     val linger = if (lastAdvanced || executorsSignal) 0L else IdleWait.toNanos
-    var (snapshots, stats) = snapshot(linger)
+    var answers = snapshot(linger)
     // AvailableNow ends at the first batch with nothing new: "nothing" must mean every shard reached the tip it
     // ends at, never that reads were slow or throttled.
-    while (availableNow && !snapshots.exists(_.advanced) && !snapshots.forall(_.state.caughtUp)) {
-      val next = snapshot(IdleWait.toNanos)
-      snapshots = next._1
-      stats = next._2
-    }
+    while (availableNow && !answers.exists(_.snapshots.exists(_.advanced)) &&
+      !answers.forall(_.snapshots.forall(_.state.caughtUp))) answers = snapshot(IdleWait.toNanos)
+    val snapshots = answers.flatMap(_.snapshots)
+    val stats = answers.map(_.stats)
     held = Some(FetchPlanner.nextOffset(start, heldPositions(snapshots), shards))
-    // Only the moves: an unchanged map keeps the task groups' owners worked out (FetchPlanner.keyGroups).
-    val moved = snapshots.filter(s => !owners.get(s.key).contains(s.location))
-    if (moved.nonEmpty) owners ++= moved.map(s => s.key -> s.location)
+    noteOwners(keyGroups, answers)
     val now = System.currentTimeMillis()
     val hold = holdsBack(snapshots, limits, now)
     val planned = if (hold) snapshots.map(_.nothingTaken) else shareOut(sc, snapshots, limits)
@@ -217,7 +218,7 @@ class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: String)
     lastSnapshotNanos = System.nanoTime()
     lastReadable = readable
     executorsSignal = listening && stats.nonEmpty && stats.forall(_.signalsDriver)
-    progress.record(planned, stats)
+    progress.record(planned, stats, quiet = readable.size - snapshots.size)
     if (planned.exists(_.last == ShardEnd)) discovery.invalidate()
     if (!lastAdvanced) unchanged(start)
     else {
@@ -225,6 +226,21 @@ class KinesisMicroBatchStream(config: SourceConfig, checkpointLocation: String)
       lastPlan = Some(LastPlan(start, end, keyGroups.map(_._1), advanced.iterator.map(_._1).toSet))
       known.remember(end)
     }
+  }
+
+  /**
+   * A group's shards are held where its task ran. Only the moves change `owners` (an unchanged map keeps the task
+   * groups worked out, [[FetchPlanner.keyGroups]]), and a group answered where it was the trigger before, with the
+   * same shards, moved none: its shards are not looked at one by one.
+   */
+  private def noteOwners(keyGroups: Seq[(Seq[ShardKey], Option[String])], answers: Seq[SnapshotAnswer]): Unit = {
+    val at = keyGroups.iterator.zip(answers.iterator).map { case ((keys, _), a) => keys -> a.stats.location }.toVector
+    val moved = at.iterator.zipWithIndex.flatMap { case ((keys, location), g) =>
+      if (answeredAt.lift(g).exists { case (k, l) => (k eq keys) && l == location }) Iterator.empty
+      else keys.iterator.filter(k => !owners.get(k).contains(location)).map(_ -> location)
+    }.toVector
+    if (moved.nonEmpty) owners ++= moved
+    answeredAt = at
   }
 
   /** Where each shard's feed has read to, for the shards it moved past the batch's start. */

@@ -42,7 +42,8 @@ private[source] final class SentGroups {
 private[source] object SentGroups {
   /** The requests of `now` that differ from `before`, by index; None when they are not the same shards in order. */
   def changes(before: Seq[SnapshotRequest], now: Seq[SnapshotRequest]): Option[Vector[(Int, SnapshotRequest)]] =
-    if (before.size != now.size) None
+    if (before eq now) Some(Vector.empty) // a group none of whose shards moved (StandingRequests)
+    else if (before.size != now.size) None
     else {
       val changed = Vector.newBuilder[(Int, SnapshotRequest)]
       val b = before.iterator

@@ -20,6 +20,8 @@ final class SourceProgress(mode: String, numStreams: Int) {
   private val aggregatesSeen = mutable.Map.empty[String, AggregateCounts]
   private val fanOutSeen = mutable.Map.empty[String, FanOutCounts]
   private var snapshots: Seq[ShardSnapshot] = Nil
+  /** Shards of the last snapshot left out as quiet: at their tip, nothing new, 0 ms behind. */
+  private var quiet = 0
   private var calls = CallCounts(0, 0, 0, 0)
   private var reReads = 0L
   /** KPL aggregates not split (misplaced, malformed), since the query started: counts that matter when not 0. */
@@ -33,9 +35,10 @@ final class SourceProgress(mode: String, numStreams: Int) {
    * changes (Spark asks on every trigger, four a second on an idle stream). */
   private var reported: Option[(Map[ShardKey, ShardMeta], Map[String, String])] = None
 
-  def record(latest: Seq[ShardSnapshot], stats: Seq[ExecutorStats]): Unit = synchronized {
+  def record(latest: Seq[ShardSnapshot], stats: Seq[ExecutorStats], quiet: Int = 0): Unit = synchronized {
     reported = None
     snapshots = latest
+    this.quiet = quiet
     // Each of an executor's tasks reports the same JVM-wide counters: the latest (largest) one counts.
     val perExecutor = stats.groupBy(_.location).map { case (loc, s) => loc -> s.maxBy(_.calls.calls) }
     val newCalls = perExecutor.map { case (loc, s) => s.calls - callsSeen.getOrElse(loc, CallCounts(0, 0, 0, 0)) }
@@ -63,14 +66,20 @@ final class SourceProgress(mode: String, numStreams: Int) {
 
   def metrics(shards: Map[ShardKey, ShardMeta]): Map[String, String] = synchronized {
     reported.collect { case (s, m) if s eq shards => m }.getOrElse {
-      val m = compute(shards.values)
+      if (!(closedOf._1 eq shards)) closedOf = shards -> shards.valuesIterator.count(_.closed)
+      val m = compute(shards.size, closedOf._2)
       reported = Some(shards -> m)
       m
     }
   }
 
-  private def compute(shards: Iterable[ShardMeta]): Map[String, String] = {
-    val behind = snapshots.flatMap(_.state.millisBehindLatest)
+  /** The listing's closed shards, counted once per listing (each batch's report asks). */
+  private var closedOf: (Map[ShardKey, ShardMeta], Int) = (null, 0)
+
+  private def compute(shards: Int, closed: Int): Map[String, String] = {
+    // The quiet shards are 0 ms behind: counted, not listed.
+    val behind = snapshots.flatMap(_.state.millisBehindLatest) ++ (if (quiet > 0) Seq(0L) else Nil)
+    val lagged = behind.size + math.max(0, quiet - 1)
     val planned = snapshots.filter(_.advanced)
     Map(
       "numStreams" -> numStreams.toLong,
@@ -78,8 +87,8 @@ final class SourceProgress(mode: String, numStreams: Int) {
       "numProcessedBytes" -> planned.map(_.state.bytes).sum,
       "totalPrefetchedBytes" -> heldBytes,
       "fetchBufferSize" -> bufferLimit,
-      "numTotalShards" -> shards.size.toLong,
-      "numClosedShards" -> shards.count(_.closed).toLong,
+      "numTotalShards" -> shards.toLong,
+      "numClosedShards" -> closed.toLong,
       "numRegisteredConsumers" -> consumers.toLong,
       "numAwsRateLimitErrors" -> calls.throttled,
       "kinesisCalls" -> calls.calls,
@@ -94,9 +103,9 @@ final class SourceProgress(mode: String, numStreams: Int) {
       "fanOutEvents" -> fanOut.events,
       "eventStreamErrors" -> fanOut.streamErrors
     ).map { case (k, v) => k -> v.toString } + ("mode" -> mode) ++
-      (if (behind.isEmpty) Map.empty[String, String]
+      (if (lagged == 0) Map.empty[String, String]
        else Map(
-         "avgMsBehindLatest" -> (behind.sum / behind.size).toString,
+         "avgMsBehindLatest" -> (behind.sum / lagged).toString,
          "maxMsBehindLatest" -> behind.max.toString,
          "minMsBehindLatest" -> behind.min.toString))
   }

@@ -399,10 +399,17 @@ object Prefetcher extends Logging {
       ShardFeed.AnswerHeapFactor *
         feed.minCallBytes(ShardReader.callTargetBytes(feed.config), bufferLimit(feed.config) / InFlightShare))
     val slots = callSlots(feeds.size())
-    def start(feed: ShardFeed): Unit =
-      if (feed.finished) ()
-      else if (!feed.spill && free(feed) < needed(feed)) waitingForMemory.add(feed, anySize = needed(feed) <= 1L)
-      else call(feed, math.max(free(feed), 1L), firstCallShare(feed, slots))
+    // Whether the feed went: to a call, or to wait for room in line; not when a polled call any room suits finds
+    // none at all.
+    def start(feed: ShardFeed): Boolean =
+      if (feed.finished) true
+      else if (feed.spill || free(feed) >= needed(feed)) {
+        call(feed, math.max(free(feed), 1L), firstCallShare(feed, slots))
+        true
+      } else if (feed.fetcher.pushed || needed(feed) > 1L) {
+        waitingForMemory.add(feed, anySize = needed(feed) <= 1L)
+        true
+      } else false
     // Space freed (a commit, a call's answer smaller than it might have been): as many as can start go, the
     // longest waiting first; a shard behind its tip waiting for room for a full call holds back no quiet one.
     if (!waitingForMemory.isEmpty) {
@@ -414,15 +421,24 @@ object Prefetcher extends Logging {
       released.reverseIterator.foreach(queue(_, first = true))
     }
     while (!pushedReady.isEmpty) start(pushedReady.pollFirst())
-    while (callsInFlight < slots && !readyToCall.isEmpty) start(readyToCall.poll())
+    // A polled call that any room suits and finds none keeps its place, and no other starts until an answer frees
+    // some (they need the same room: one buffer). Sent to wait in a line apart, such calls lost the queue's order
+    // (reads before the idle budget's polls), and a new query's 10,000 first calls went back and forth between the
+    // two on every answer.
+    var room = true
+    while (room && callsInFlight < slots && !readyToCall.isEmpty) {
+      val feed = readyToCall.poll()
+      room = start(feed)
+      if (!room) readyToCall.putBack(feed, idlePoll(feed))
+    }
   }
 
   /**
    * The answer a polled feed's first call may aim at: an equal part of the room answers in flight may take, among
    * the calls that could start now. Nothing is known of the shard yet (a `latest` start finds nothing), and a
-   * first call aiming at a second of the shard's quota took all the room left: a new query over 10,000 shards had
-   * most of its feeds waiting for memory, each answer letting one more go. A few shards still aim at their quota's
-   * second. Batch reads are not held.
+   * first call aiming at a second of the shard's quota took all the room left: a new query over 10,000 shards then
+   * made its first calls one answer at a time. A few shards still aim at their quota's second. Batch reads are not
+   * held.
    */
   private def firstCallShare(feed: ShardFeed, slots: Int): Long =
     if (feed.fetcher.pushed || feed.spill || feed.hasPolled) Long.MaxValue

@@ -30,8 +30,17 @@ final class ReadyQueue[A](idleShare: Int) {
   def idleSize: Int = idle.size()
 
   /** The next to start; null when none waits. */
-  def poll(): A =
+  def poll(): A = {
+    beforePoll = readsPastIdle
     if (idle.isEmpty) reads.pollFirst()
     else if (reads.isEmpty || readsPastIdle >= idleShare - 1) { readsPastIdle = 0; idle.pollFirst() }
     else { readsPastIdle += 1; reads.pollFirst() }
+  }
+
+  /** `a`, the last one [[poll]] gave, could not start after all: it is next again, as if never polled. */
+  def putBack(a: A, idlePoll: Boolean): Unit = {
+    add(a, idlePoll, first = true)
+    readsPastIdle = beforePoll
+  }
+  private var beforePoll = 0
 }

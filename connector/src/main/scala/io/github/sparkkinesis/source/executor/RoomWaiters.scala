@@ -4,12 +4,12 @@ package executor
 import java.util.ArrayDeque
 
 /**
- * Feeds waiting for buffer space, oldest first, in two lines: those a call of any size suits (at their tip, not
- * read yet, pushed), and shards behind their tip that wait for room for a useful answer ([[ShardFeed.minCallBytes]]),
- * so these hold back none of the others. When space is freed, [[release]] lets go as many as can start now, the
- * longest waiting first. It looks at a bounded number of feeds whatever the line's length: a new query over
- * 10,000 shards put most of them here at once, and letting every one go on each answer (most only to come back at
- * the next call, which took the room again) kept the scheduler thread busy for the whole start (2 to 17 s).
+ * Feeds waiting for buffer space, oldest first, in two lines: those a call of any size suits (pushed reads, whose
+ * asks stay outstanding), and shards behind their tip that wait for room for a useful answer
+ * ([[ShardFeed.minCallBytes]]), so these hold back none of the others. When space is freed, [[release]] lets go
+ * as many as can start now, the longest waiting first, and looks at a bounded number of feeds whatever the line's
+ * length: a catch-up over thousands of shards can put most of them here, and letting every one that fits go on
+ * each answer (most only to come back at the next call, which took the room again) kept the scheduler thread busy.
  * Not thread-safe: the [[Prefetcher]]'s scheduler thread owns it.
  */
 final class RoomWaiters[A] {
