@@ -128,6 +128,21 @@ object SnapshotJob {
   /** The longest a snapshot waits for a shard's first answer when other shards answered. */
   val FirstPollWait: java.time.Duration = java.time.Duration.ofSeconds(2)
 
+  /**
+   * When a snapshot task's wait may look at its feeds again, after a look from `startedNanos` to `endedNanos`: at
+   * once after a short look; after a long one (a millisecond at 10,000 shards), no sooner than [[LookSpacing]]
+   * times its length from its start, so looking takes at most that share of the wait. At a start every first answer
+   * changes something, and looks back to back took most of a core from the calls the task waited for. A change
+   * meanwhile is seen at the next look (the wait wakes at least every 20 ms).
+   */
+  def nextLook(startedNanos: Long, endedNanos: Long): Long = {
+    val took = endedNanos - startedNanos
+    if (took < SpacedLookNanos) endedNanos else startedNanos + LookSpacing * took
+  }
+  val LookSpacing = 10L
+  /** Looks shorter than this (a few thousand feeds) go again as soon as something changes. */
+  val SpacedLookNanos: Long = java.time.Duration.ofMillis(1).toNanos / 5
+
   /** How Spark names an executor in preferred locations. */
   def executorLocation(): String = {
     val env = SparkEnv.get
@@ -238,10 +253,12 @@ object SnapshotJob {
     // What the feeds offer, looked at again only when a call changed something (see Prefetcher.changes): the
     // wait re-checks its time limits every few milliseconds, and a thousand feeds are not scanned each time.
     var seen = -1L
+    var nextLook = 0L
     var failed, hasData, allPolled, allCaughtUp, allFinished = false
     Prefetcher.await(sourceId, started + config.maxFetchDuration.toNanos) {
       val changes = Prefetcher.changes(sourceId)
-      if (changes != seen) {
+      val before = System.nanoTime()
+      if (changes != seen && before >= nextLook) {
         seen = changes
         // One pass over the feeds: with traffic on a tenth of 10,000 shards something changes every few
         // milliseconds, and five passes a change were most of a snapshot task's CPU.
@@ -261,6 +278,7 @@ object SnapshotJob {
         }
         failed = anyFailed; hasData = anyData
         allPolled = everyPolled; allCaughtUp = everyCaughtUp; allFinished = everyFinished
+        nextLook = SnapshotJob.nextLook(before, System.nanoTime())
       }
       val now = System.nanoTime()
       def filled = now >= fillEnd || allCaughtUp || Prefetcher.heldBytes >= halfBuffer

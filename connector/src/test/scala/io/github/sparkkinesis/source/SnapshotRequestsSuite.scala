@@ -39,4 +39,10 @@ class SnapshotRequestsSuite extends AnyFunSuite {
     assert(ShardSnapshot.withQuiet(requests, Nil, "executor_1") == quiet)
     assert(quiet.forall(s => !s.advanced && s.state.caughtUp && s.heldTo.contains(s.from)))
   }
+
+  test("a snapshot task's wait looks at thousands of feeds at most a tenth of the time, at a few at once") {
+    val ms = 1000000L
+    assert(SnapshotJob.nextLook(0L, ms / 100) == ms / 100, "a short look: the next as soon as anything changes")
+    assert(SnapshotJob.nextLook(5 * ms, 6 * ms) == 15 * ms, "a look of 1 ms: the next 10 ms after its start")
+  }
 }
