@@ -3,7 +3,10 @@ shape (1000, 2500, 5000 and 10,000 shards in a full run), one default query on `
 with a fixed trigger interval:
 
 * start: from `start()` to the first "Waiting" status (listing, the pinned `latest`, the first snapshot), the
-  median of three starts on the stream (two queries started and stopped at once, then the measured one);
+  median of three starts on the stream (two queries started and stopped once every shard answered, then the
+  measured one); and from `start()` until every shard's feed had its first answer (GetShardIterator and
+  GetRecords): the first snapshot waits for those at most a second, so past the shard count the machine answers
+  in a second the start stops growing, and this figure shows the cost under that bound;
 * idle, `shard_scale_idle_after` seconds after the start (the idle budget has spread the shards' polls, the JIT
   has compiled the idle path): the median `durationMs.triggerExecution` of the no-data triggers (progress asked
   every second) and the driver JVM's CPU (driver and executor in one process) as a fraction of one core;
@@ -114,6 +117,41 @@ class _Progress:
         self._thread.join(10)
 
 
+class _FirstAnswers:
+    """When every one of a starting query's `shards` feeds had its first answer (GetShardIterator and GetRecords),
+    from the executor's count of first answers (this JVM's Prefetcher, which only the measured query uses): what a
+    new query's first snapshot waits for, up to its bound (a second), so the start stops growing with the shards
+    once it binds; this figure is the cost under that bound. Sampled every 20 ms from before the start (one counter
+    read: counting the unanswered feeds walked 10,000 of them each time, 12 % of the JVM's samples in a probe), for
+    at most `timeout` s."""
+
+    def __init__(self, spark: Any, shards: int, timeout: float = 120.0) -> None:
+        self._prefetcher = spark._jvm.io.github.sparkkinesis.source.executor.Prefetcher
+        self._shards, self._timeout = shards, timeout
+        self._before = int(self._prefetcher.firstAnswerCount())
+        self.done_at: float | None = None
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+        self._thread.start()
+
+    def _sample(self) -> None:
+        end = time.monotonic() + self._timeout
+        while not self._stop.is_set() and time.monotonic() < end:
+            if int(self._prefetcher.firstAnswerCount()) - self._before >= self._shards:
+                self.done_at = time.monotonic()
+                return
+            self._stop.wait(0.02)
+
+    def seconds_after(self, start: float) -> float | None:
+        """Waits for the sampler; None when it timed out."""
+        self._thread.join(self._timeout + 5)
+        return None if self.done_at is None else self.done_at - start
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(5)
+
+
 def _durations(entries: list[dict[str, Any]], key: str) -> dict[str, float] | None:
     return _stats([float(e[key]) for e in entries if key in e])
 
@@ -152,14 +190,24 @@ def measure(
         created = time.monotonic() - t
         stream = ",".join(streams)  # the query reads them all: `streamName` takes a comma-separated list
         busy = {s: [x["HashKeyRange"]["StartingHashKey"] for x in sim.shards(s)][::ACTIVE_EVERY] for s in streams}
-        starts = []
-        for _ in range(START_SAMPLES - 1):  # queries started and stopped at once, each on its own checkpoint
+        starts, answered = [], []
+        for _ in range(START_SAMPLES - 1):  # queries started, stopped once every shard answered, each on its own
             with tempfile.TemporaryDirectory(prefix="bench-shardscale-start-") as checkpoint:
-                probe, _, took = start_query(spark, sim, stream, _Arrivals(), checkpoint, shards)
-                probe.stop()
+                first = _FirstAnswers(spark, shards)
+                try:
+                    probe, begun, took = start_query(spark, sim, stream, _Arrivals(), checkpoint, shards)
+                    answered.append(first.seconds_after(begun))
+                    probe.stop()
+                finally:
+                    first.stop()
                 starts.append(took)
         with tempfile.TemporaryDirectory(prefix="bench-shardscale-cp-") as checkpoint:
-            query, start, startup = start_query(spark, sim, stream, arrivals, checkpoint, shards)
+            first = _FirstAnswers(spark, shards)
+            try:
+                query, start, startup = start_query(spark, sim, stream, arrivals, checkpoint, shards)
+                answered.append(first.seconds_after(start))
+            finally:
+                first.stop()
             starts.append(startup)
             progress = _Progress(query)
             try:
@@ -193,6 +241,9 @@ def measure(
         "createStreamSeconds": round(created, 1),
         "startSeconds": round(statistics.median(starts), 1),
         "startSamples": [round(x, 1) for x in starts],
+        # each start's time until every shard had its first answer (None: not seen within the sampler's time)
+        "firstAnswersSeconds": _median_or_none(answered),
+        "firstAnswersSamples": [None if x is None else round(x, 2) for x in answered],
         "idle": idle,
         "traffic": traffic,
         "idleAfterTraffic": idle_after,
@@ -359,6 +410,11 @@ def _exponent(points: list[tuple[int, float | None]]) -> dict[str, float | None]
     return {"overall": slope(pts[0], pts[-1]), "steepest": max(slope(a, b) for a, b in zip(pts, pts[1:]))}
 
 
+def _median_or_none(values: list[float | None]) -> float | None:
+    known = [v for v in values if v is not None]
+    return round(statistics.median(known), 2) if len(known) == len(values) and known else None
+
+
 def figures(run: dict[str, Any]) -> dict[str, float | None]:
     """The per-shape figures the report, the plot and the slopes use."""
     idle, traffic, fixed = run["idle"], run["traffic"], run.get("fixedTrigger") or {}
@@ -368,6 +424,7 @@ def figures(run: dict[str, Any]) -> dict[str, float | None]:
 
     return {
         "startSeconds": run["startSeconds"],
+        "firstAnswersSeconds": run.get("firstAnswersSeconds"),  # runs before 2026-12-06 have none
         "idleTriggerMs": median(idle["triggerExecutionMs"]),
         "idleCpuFraction": idle["cpu"]["fractionOfOneCore"],
         "p50Ms": traffic["ms"]["p50"],
@@ -422,7 +479,8 @@ def run(spark: Any, sim: Simulator, settings: Settings) -> dict[str, Any]:
                 runs.append(result)
                 f = figures(result)
                 print(
-                    f"  {shards} shards: start {f['startSeconds']} s, idle trigger {f['idleTriggerMs']} ms, idle CPU "
+                    f"  {shards} shards: start {f['startSeconds']} s (every shard answered "
+                    f"{f['firstAnswersSeconds']} s), idle trigger {f['idleTriggerMs']} ms, idle CPU "
                     f"{f['idleCpuFraction']:.1%} of a core, p50/p95 {f['p50Ms']}/{f['p95Ms']} ms, offset "
                     f"{f['offsetFileBytes']} B, walCommit {f['walCommitMs']} ms, commitOffsets {f['commitOffsetsMs']} "
                     f"ms, heap {f['heapAfterFullGcMiB']} MiB ({result['traffic']['recordsMissing']} missing)",

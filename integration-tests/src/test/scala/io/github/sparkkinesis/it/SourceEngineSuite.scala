@@ -134,8 +134,8 @@ class SourceEngineSuite extends AnyFunSuite with SimulatorSourceTest {
       }
     }
     spark.sparkContext.addSparkListener(tasks)
-    // Hung from the start: the first trigger's snapshot task waits up to 2 s for the shards' first answers (an idle
-    // query runs no snapshot job while nothing changes, so it is the one task sure to look at these feeds).
+    // Hung from the start: the first trigger's snapshot task waits up to a second for the shards' first answers
+    // (an idle query runs no snapshot job while nothing changes, so it is the one task sure to look at these feeds).
     simulator.admin.faults("""[{"kind": "hang", "operations": ["GetRecords"], "probability": 1.0, "hangMillis": 600000}]""")
     val query = new Collector().start(kinesisReader(stream, "apiCallAttemptTimeout" -> "10min"), newCheckpoint(),
       Trigger.ProcessingTime(0))
@@ -155,6 +155,34 @@ class SourceEngineSuite extends AnyFunSuite with SimulatorSourceTest {
     try eventually("the query's tasks to end") { running.get() <= 0 }
     finally spark.sparkContext.removeSparkListener(tasks)
     assert(failed.isEmpty, s"tasks failed: ${failed.asScala.map(_.linesIterator.next()).mkString("; ")}")
+  }
+
+  test("shards that never answer hold no batch back: the other shards' records are read") {
+    // A snapshot waits for a shard's first answer a second at most (SnapshotJob.FirstPollWait), never the whole
+    // maxFetchDuration: here every GetRecords on one of the two streams hangs for ten minutes.
+    val (answering, silent) = (newStreamName("answering"), newStreamName("silent"))
+    kinesis.createStream(answering, 2)
+    kinesis.createStream(silent, 2)
+    val put = kinesis.putAll(answering, (1 to 10).map(i => (s"key-$i", s"r$i")))
+    eventually("no call of an earlier test to be running") { Prefetcher.callsInFlightNow == 0 }
+    simulator.admin.faults(
+      s"""[{"kind": "hang", "operations": ["GetRecords"], "stream": "$silent", "hangMillis": 600000}]""")
+    val answeredBefore = Prefetcher.firstAnswerCount
+    val collector = new Collector
+    val query = collector.start(
+      kinesisReader(s"$answering,$silent", "initialPosition" -> "trim_horizon", "maxFetchDuration" -> "10min",
+        "apiCallAttemptTimeout" -> "10min"),
+      newCheckpoint(), Trigger.ProcessingTime(0))
+    try {
+      eventually("the answering stream's records", Duration.ofSeconds(60)) { collector.records.size >= put.size }
+      assertExactly(collector.records, put)
+      val feeds = Prefetcher.sourceIds.toSeq.flatMap(Prefetcher.feedsOf).filter(_.key.stream == silent)
+      assert(feeds.size == 2 && feeds.forall(!_.hasPolled), "the silent stream's shards never answered")
+      assert(Prefetcher.firstAnswerCount - answeredBefore == 2, "first answers: the answering stream's two shards")
+    } finally {
+      query.stop()
+      simulator.admin.clearFaults()
+    }
   }
 
   test("fetching goes on while a batch is processed") {

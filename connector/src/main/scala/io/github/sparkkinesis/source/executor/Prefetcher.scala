@@ -2,7 +2,7 @@ package io.github.sparkkinesis.source
 package executor
 
 import java.util.concurrent._
-import java.util.concurrent.atomic.AtomicLong
+import java.util.concurrent.atomic.{AtomicLong, LongAdder}
 
 import scala.jdk.CollectionConverters._
 import scala.util.control.NonFatal
@@ -58,6 +58,7 @@ object Prefetcher extends Logging {
   private val heldBySource = new ConcurrentHashMap[String, AtomicLong]()
   /** Bytes that calls in flight may bring, counted against the buffer before they are made. */
   private val reserved = new AtomicLong()
+  private val firstAnswers = new LongAdder
   /**
    * Feeds whose pacing allows a polled call ([[ReadyQueue]]); feeds waiting for buffer space, oldest first; the
    * calls running. Touched on the scheduler thread only.
@@ -144,6 +145,11 @@ object Prefetcher extends Logging {
 
   /** Shards read in this JVM that have not had an answer yet (a queue of calls longer than the slots serve). */
   def unansweredFeedCount: Int = feeds.values().asScala.count(!_.hasPolled)
+  /**
+   * Feeds' first answers since this JVM started, all queries together: a new query's shards have all answered once
+   * it grew by their number (benchmarks read it often; counting the unanswered feeds walks all of them).
+   */
+  def firstAnswerCount: Long = firstAnswers.sum()
 
   /**
    * The feed of `key` for a batch that starts at `from`: the running one when it has reached `from` (what it held
@@ -403,13 +409,17 @@ object Prefetcher extends Logging {
     // none at all.
     def start(feed: ShardFeed): Boolean =
       if (feed.finished) true
-      else if (feed.spill || free(feed) >= needed(feed)) {
-        call(feed, math.max(free(feed), 1L), firstCallShare(feed, slots))
-        true
-      } else if (feed.fetcher.pushed || needed(feed) > 1L) {
-        waitingForMemory.add(feed, anySize = needed(feed) <= 1L)
-        true
-      } else false
+      else {
+        val room = free(feed)
+        lazy val wants = needed(feed)
+        if (feed.spill || room >= wants) {
+          call(feed, math.max(room, 1L), firstCallShare(feed, slots))
+          true
+        } else if (feed.fetcher.pushed || wants > 1L) {
+          waitingForMemory.add(feed, anySize = wants <= 1L)
+          true
+        } else false
+      }
     // Space freed (a commit, a call's answer smaller than it might have been): as many as can start go, the
     // longest waiting first; a shard behind its tip waiting for room for a full call holds back no quiet one.
     if (!waitingForMemory.isEmpty) {
@@ -443,9 +453,9 @@ object Prefetcher extends Logging {
   private def firstCallShare(feed: ShardFeed, slots: Int): Long =
     if (feed.fetcher.pushed || feed.spill || feed.hasPolled) Long.MaxValue
     else {
-      val room = ShardFeed.AnswerHeapFactor * bufferLimit(feed.config) / InFlightShare
+      // The room in flight is AnswerHeapFactor times this (see `free`): answers decode to about that much heap.
       val calls = math.min(slots.toLong, 1L + readyToCall.size + waitingForMemory.size)
-      room / ShardFeed.AnswerHeapFactor / math.max(1L, calls)
+      bufferLimit(feed.config) / InFlightShare / math.max(1L, calls)
     }
 
   private def call(feed: ShardFeed, free: Long, firstShare: Long): Unit = {
@@ -547,6 +557,7 @@ object Prefetcher extends Logging {
       )
       if (feed.stopped) addHeld(feed.sourceId, -feed.release())
     }
+    if (feed.hasPolled && !polledBefore) firstAnswers.increment()
     // Waiters re-check only when what they wait for may have changed: an idle shard's empty answer changes nothing.
     if (error != null || (poll != null && !poll.records.isEmpty) || feed.hasPolled != polledBefore ||
       feed.caughtUp != caughtUpBefore || feed.finished) changed(feed.sourceId)
