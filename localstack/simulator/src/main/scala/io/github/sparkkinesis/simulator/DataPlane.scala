@@ -61,7 +61,7 @@ final class DataPlane(sim: Simulator) {
     val stream = sim.stream(req)
     val e = entry(req, stream)
     val now = sim.now()
-    sim.trim(stream, now)
+    sim.trimFor(stream, now, None)
     val shard = stream.route(e.hash)
     val record = append(stream, shard, e, now).getOrElse(throw KinesisError.throughput(throttledMessage(stream, shard)))
     obj("ShardId" -> Str(shard.id), "SequenceNumber" -> Str(record.sequenceNumber),
@@ -79,7 +79,7 @@ final class DataPlane(sim: Simulator) {
     if (total > MaxRequestBytes) throw KinesisError.invalid(
       s"Records size $total bytes exceeds the PutRecords request limit of $MaxRequestBytes bytes.")
     val now = sim.now()
-    sim.trim(stream, now)
+    sim.trimFor(stream, now, None)
     var failed = 0
     val results = entries.toIndexedSeq.map { e =>
       val shard = stream.route(e.hash)
@@ -101,7 +101,7 @@ final class DataPlane(sim: Simulator) {
     val stream = sim.stream(req)
     val shard = sim.shard(stream, req.str("ShardId"))
     val now = sim.now()
-    sim.trim(stream, now)
+    sim.trimFor(stream, now, Some(shard))
     val counters = sim.counters.shard(stream.name, shard.id)
     counters.getShardIteratorCalls += 1
     val quotas = sim.settings.quotas
@@ -172,7 +172,7 @@ final class DataPlane(sim: Simulator) {
         throw KinesisError.throughput(throttledMessage(stream, shard))
       }
     }
-    sim.trim(stream, now)
+    sim.trimFor(stream, now, Some(shard))
     val log = shard.log
     val from = log.indexAtCounter(iterator.position)
     var end = from

@@ -96,7 +96,20 @@ final class Simulator(initial: Settings = Settings(), seed: Long = 0L, clock: ()
     val cutoff = now - retentionMillis(stream)
     stream.shards.foreach(_.log.trimBefore(cutoff))
     val expired = stream.shards.filter(s => s.closedMillis.exists(_ < cutoff))
-    if (expired.nonEmpty) stream.shards --= expired
+    if (expired.nonEmpty) stream.removeShards(expired)
+    stream.nextTrimMillis = now + Simulator.TrimEveryMillis
+  }
+
+  /**
+   * A data-plane call's trim: the shard it reads at once (its records past retention are never served), every
+   * shard at most every [[Simulator.TrimEveryMillis]] of simulator time. Trimming every shard on every call cost a
+   * pass over all of them per call: at 10,000 shards, most of the simulator's time. So a closed shard retention
+   * passed may still be found for that long; a clock moved on by the admin API trims at the next call.
+   */
+  def trimFor(stream: StreamState, now: Long, reading: Option[Shard]): Unit = {
+    reading.foreach(_.log.trimBefore(now - retentionMillis(stream)))
+    // A clock moved back (the admin API's offset) trims at once too.
+    if (now >= stream.nextTrimMillis || now < stream.nextTrimMillis - Simulator.TrimEveryMillis) trim(stream, now)
   }
 
   def describeSummaryBucket(settings: QuotaSettings, now: Long): TokenBucket = {
@@ -114,4 +127,9 @@ final class Simulator(initial: Settings = Settings(), seed: Long = 0L, clock: ()
   }
 
   def expireAllIterators(): Unit = lock.synchronized { iteratorsExpiredThrough = iteratorSerial }
+}
+
+object Simulator {
+  /** How often, in simulator time, a data-plane call trims every shard of its stream ([[Simulator.trimFor]]). */
+  val TrimEveryMillis = 100L
 }
